@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# schedlens: one non-recursive GNU Makefile.
+#
+#   make [O=builddir] [V=1] [WERROR=1] [SANITIZE=address,undefined]
+#   make check | bench | format | format-check | deps | run | install [prefix=/usr/local DESTDIR=]
+#
+# Sources are picked up by wildcard: a new lib/foo.c lands in libschedlens.a, a new
+# cli/cmd-foo.c in the schedlens binary, a new tests/unit/t-foo.c becomes a unit test.
+
+O ?= build
+prefix ?= /usr/local
+bindir ?= $(prefix)/bin
+DESTDIR ?=
+
+# CI builds with -Werror; so does anyone who asks.
+ifneq ($(CI),)
+WERROR ?= 1
+endif
+
+PKGS := libtracefs >= 1.6 libtraceevent >= 1.7 sqlite3 >= 3.40 libmicrohttpd >= 0.9.75 \
+	jansson >= 2.14 libtracecmd
+PKG_CONFIG ?= pkg-config
+
+ifeq ($(filter deps clean format format-check,$(MAKECMDGOALS)),)
+ifneq ($(MAKECMDGOALS),deps)
+PKG_OK := $(shell $(PKG_CONFIG) --exists '$(PKGS)' && echo yes)
+ifneq ($(PKG_OK),yes)
+$(error missing libraries: '$(PKGS)'; run 'make deps' as root first)
+endif
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtracefs libtraceevent sqlite3 libmicrohttpd jansson libtracecmd)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs libtracefs libtraceevent sqlite3 libmicrohttpd jansson libtracecmd)
+endif
+endif
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifneq ($(SANITIZE),)
+SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+endif
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(SAN) -D_GNU_SOURCE -pthread -Ilib -I$(O)/gen \
+	-DSL_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lm
+
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-8s %s\n' $(1) $(2);
+endif
+
+LIB_SRC := $(sort $(wildcard lib/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+DAEMON_SRC := $(sort $(wildcard daemon/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/t-*.c))
+TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))
+SYNTH_SRC := $(sort $(wildcard tests/synth/*.c))
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
+
+LIB := $(O)/libschedlens.a
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+CLI_BIN := $(O)/schedlens
+CLI_OBJ := $(CLI_SRC:%.c=$(O)/%.o)
+DAEMON_BIN := $(if $(DAEMON_SRC),$(O)/schedlensd)
+DAEMON_OBJ := $(DAEMON_SRC:%.c=$(O)/%.o)
+UNIT_BIN := $(UNIT_SRC:%.c=$(O)/%)
+TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o)
+BENCH_BIN := $(BENCH_SRC:%.c=$(O)/%)
+GEN_H := $(O)/gen/schema-sql.h
+
+all: $(LIB) $(CLI_BIN) $(DAEMON_BIN)
+
+# Migrations are embedded: one C string per schema/NNNN-*.sql, in order.
+$(GEN_H): $(SCHEMA_SQL) scripts/embed-sql
+	$(call say,GEN,$@)
+	$(Q)mkdir -p $(dir $@) && scripts/embed-sql $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
+
+$(O)/%.o: %.c | $(GEN_H)
+	$(call say,CC,$@)
+	$(Q)mkdir -p $(dir $@) && $(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(CLI_BIN): $(CLI_OBJ) $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
+
+$(O)/schedlensd: $(DAEMON_OBJ) $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(DAEMON_OBJ) $(LIB) $(LIBS)
+
+$(O)/tests/unit/t-%: $(O)/tests/unit/t-%.o $(TESTLIB_OBJ) $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
+
+$(O)/tests/bench/%: $(O)/tests/bench/%.o $(TESTLIB_OBJ) $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
+
+# Unit tests are TAP programs; integration tests are TAP shell scripts that find the
+# binaries through SL_BUILD. prove prints the summary CI reads.
+check: all $(UNIT_BIN)
+	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f --exec '' $(UNIT_BIN) \
+		$(sort $(wildcard tests/integration/*.t))
+
+bench: all $(BENCH_BIN)
+	$(Q)if [ -z "$(BENCH_BIN)" ]; then echo "no benchmarks yet"; else \
+		for b in $(BENCH_BIN); do SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) $$b || exit 1; done; fi
+
+# The main job, as the README says: record this machine for a few seconds, print what
+# was seen.
+run: all
+	$(CLI_BIN) record -d 5
+
+deps:
+	scripts/install-deps
+
+FORMAT_FILES = $(sort $(wildcard lib/*.[ch] cli/*.[ch] daemon/*.[ch] tests/unit/*.[ch] \
+	tests/synth/*.[ch] tests/bench/*.[ch] tests/fuzz/*.[ch]))
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format: clean"
+
+install: all
+	install -d $(DESTDIR)$(bindir)
+	install -m 0755 $(CLI_BIN) $(DESTDIR)$(bindir)/schedlens
+	$(if $(DAEMON_BIN),install -m 0755 $(DAEMON_BIN) $(DESTDIR)$(bindir)/schedlensd)
+
+clean:
+	rm -rf $(O)
+
+.PHONY: all check bench run deps format format-check install clean
+.SECONDARY:
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

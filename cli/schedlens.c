@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * schedlens: the command-line tool. This file only dispatches to the subcommands listed
+ * in commands[]; see builtin.h for how to add one.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "topology", cmd_topology, "show this host's (or a sysfs copy's) CPU topology" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("schedlens: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_FAIL;
+}
+
+int cli_usage(const char *text)
+{
+	fprintf(stderr, "usage: %s\n", text);
+	return EXIT_USAGE;
+}
+
+static void print_help(FILE *f)
+{
+	fprintf(f, "usage: schedlens <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'schedlens <command> --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("schedlens %s\n", SL_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	cli_error("'%s' is not a schedlens command; see 'schedlens --help'", argv[1]);
+	return EXIT_USAGE;
+}
