@@ -70,7 +70,8 @@ static void print_tree(const struct sl_topo *t, const char *source)
 			for (int k = 0; k < t->nr_cores; k++) {
 				if (core_llc[k] != l)
 					continue;
-				printf("    core %d (core_id %d):", k, t->cpus[core_cpu[k]].core_id);
+				printf("    core %d (core_id %d):", k,
+				       t->cpus[core_cpu[k]].core_id);
 				for (int c = 0; c < t->nr_cpus; c++)
 					if (t->cpus[c].online && t->cpus[c].core == k)
 						printf(" cpu%d", c);

@@ -17,8 +17,8 @@ const char *sl_strerror(int err)
 	if (err < 0)
 		err = -err;
 	switch (err) {
-#define SL_ERR_CASE(name, text)                                                                    \
-	case name:                                                                                 \
+#define SL_ERR_CASE(name, text) \
+	case name:              \
 		return text;
 		SL_ERRORS(SL_ERR_CASE)
 #undef SL_ERR_CASE

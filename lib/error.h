@@ -9,14 +9,14 @@
 #ifndef SL_ERROR_H
 #define SL_ERROR_H
 
-#define SL_ERRORS(X)                                                                               \
-	X(SL_EPARSE, "malformed input")                                                            \
-	X(SL_EFORMAT, "unsupported format")                                                        \
-	X(SL_ERANGE, "value out of range")                                                         \
-	X(SL_ENOTOPO, "topology unavailable")                                                      \
-	X(SL_ESCHEMA, "database schema mismatch")                                                  \
-	X(SL_EDB, "database error")                                                                \
-	X(SL_ETRACE, "tracing unavailable")                                                        \
+#define SL_ERRORS(X)                              \
+	X(SL_EPARSE, "malformed input")           \
+	X(SL_EFORMAT, "unsupported format")       \
+	X(SL_ERANGE, "value out of range")        \
+	X(SL_ENOTOPO, "topology unavailable")     \
+	X(SL_ESCHEMA, "database schema mismatch") \
+	X(SL_EDB, "database error")               \
+	X(SL_ETRACE, "tracing unavailable")       \
 	X(SL_EUSAGE, "usage error")
 
 enum sl_errcode {

@@ -13,13 +13,13 @@
 
 enum sl_event_type {
 	SL_EV_WAKING = 1, /* sched_waking: fires in the waker's context */
-	SL_EV_WAKEUP,	  /* sched_wakeup: target_cpu is the CPU the kernel chose */
+	SL_EV_WAKEUP, /* sched_wakeup: target_cpu is the CPU the kernel chose */
 	SL_EV_WAKEUP_NEW, /* sched_wakeup_new: fork placement */
-	SL_EV_SWITCH,	  /* sched_switch */
-	SL_EV_MIGRATE,	  /* sched_migrate_task */
-	SL_EV_FORK,	  /* sched_process_fork */
-	SL_EV_EXIT,	  /* sched_process_exit */
-	SL_EV_LOST,	  /* a gap: events were lost on this CPU before ts_ns */
+	SL_EV_SWITCH, /* sched_switch */
+	SL_EV_MIGRATE, /* sched_migrate_task */
+	SL_EV_FORK, /* sched_process_fork */
+	SL_EV_EXIT, /* sched_process_exit */
+	SL_EV_LOST, /* a gap: events were lost on this CPU before ts_ns */
 	SL_EV_TYPE_MAX
 };
 
@@ -72,9 +72,9 @@ struct sl_ev_lost {
 };
 
 struct sl_event {
-	uint64_t ts_ns;	 /* trace clock, nanoseconds */
-	uint16_t type;	 /* enum sl_event_type */
-	uint16_t cpu;	 /* the CPU whose buffer held the event */
+	uint64_t ts_ns; /* trace clock, nanoseconds */
+	uint16_t type; /* enum sl_event_type */
+	uint16_t cpu; /* the CPU whose buffer held the event */
 	int32_t common_pid; /* the task running on cpu when the event fired */
 	union {
 		struct sl_ev_switch sw;

@@ -41,10 +41,10 @@ static json_t *topo_json(const struct sl_topo *topo)
 		json_t *o;
 
 		if (cpu->online)
-			o = json_pack("{s:i, s:b, s:i, s:i, s:i, s:i, s:i, s:i}", "cpu", c, "online", 1,
-				      "core", cpu->core, "llc", cpu->llc, "package", cpu->package,
-				      "node", cpu->node, "core_id", cpu->core_id, "package_id",
-				      cpu->package_id);
+			o = json_pack("{s:i, s:b, s:i, s:i, s:i, s:i, s:i, s:i}", "cpu", c,
+				      "online", 1, "core", cpu->core, "llc", cpu->llc, "package",
+				      cpu->package, "node", cpu->node, "core_id", cpu->core_id,
+				      "package_id", cpu->package_id);
 		else
 			o = json_pack("{s:i, s:b}", "cpu", c, "online", 0);
 		if (!o || json_array_append_new(cpus, o)) {
@@ -101,8 +101,8 @@ static int get_int(json_t *o, const char *key, int lo, int hi, int idx, int *ret
 		return sl_error(-SL_EPARSE, "%s: cpus[%d].%s: missing or not an integer", source,
 				idx, key);
 	if (json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return sl_error(-SL_EPARSE, "%s: cpus[%d].%s = %lld is out of range %d..%d",
-				source, idx, key, (long long)json_integer_value(v), lo, hi);
+		return sl_error(-SL_EPARSE, "%s: cpus[%d].%s = %lld is out of range %d..%d", source,
+				idx, key, (long long)json_integer_value(v), lo, hi);
 	*ret_val = (int)json_integer_value(v);
 	return 0;
 }
@@ -118,15 +118,16 @@ static int topo_from_root(json_t *root, const char *source, struct sl_topo **ret
 	    strcmp(json_string_value(json_object_get(root, "format")) ?: "", TOPO_FORMAT))
 		return sl_error(-SL_EFORMAT, "%s: not a schedlens topology file", source);
 	if (json_integer_value(json_object_get(root, "version")) != TOPO_VERSION)
-		return sl_error(-SL_EFORMAT, "%s: topology format version %lld; this build reads %d",
-				source,
+		return sl_error(-SL_EFORMAT,
+				"%s: topology format version %lld; this build reads %d", source,
 				(long long)json_integer_value(json_object_get(root, "version")),
 				TOPO_VERSION);
 	cpus = json_object_get(root, "cpus");
 	if (!json_is_array(cpus) || !json_array_size(cpus))
 		return sl_error(-SL_EPARSE, "%s: 'cpus' must be a non-empty array", source);
 
-	json_array_foreach(cpus, idx, entry) {
+	json_array_foreach(cpus, idx, entry)
+	{
 		int c;
 
 		if ((err = get_int(entry, "cpu", 0, SL_TOPO_MAX_CPUS - 1, idx, &c, source)))
@@ -141,7 +142,8 @@ static int topo_from_root(json_t *root, const char *source, struct sl_topo **ret
 	for (int c = 0; c < nr; c++)
 		topo->cpus[c].node = -1;
 
-	json_array_foreach(cpus, idx, entry) {
+	json_array_foreach(cpus, idx, entry)
+	{
 		struct sl_topo_cpu *cpu;
 		int c;
 

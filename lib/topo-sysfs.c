@@ -193,8 +193,7 @@ static int read_cpu(const char *cpudir, int cpu, struct raw_cpu *raw, int *ret_n
 	if ((err = read_int(path, &raw->package_id)))
 		return err;
 	if (raw->package_id < 0)
-		return sl_error(-SL_EPARSE, "'%s': negative package id %d", path,
-				raw->package_id);
+		return sl_error(-SL_EPARSE, "'%s': negative package id %d", path, raw->package_id);
 
 	/* core_cpus_list is the modern name; thread_siblings_list the one older kernels have */
 	pathf(path, "%s/topology/core_cpus_list", cpudir);
@@ -320,10 +319,11 @@ int sl_topo_read(const char *root, struct sl_topo **ret_topo)
 			if (!sl_cpuset_has(&raws[c].siblings, s))
 				continue;
 			if (s >= nr || !raws[s].online || !sl_cpuset_has(&raws[s].siblings, c)) {
-				err = sl_error(-SL_EPARSE,
-					       "'%s/cpu%d/topology' names cpu%d as its SMT sibling, "
-					       "but cpu%d is offline or does not agree",
-					       base, c, s, s);
+				err = sl_error(
+					-SL_EPARSE,
+					"'%s/cpu%d/topology' names cpu%d as its SMT sibling, "
+					"but cpu%d is offline or does not agree",
+					base, c, s, s);
 				goto out;
 			}
 		}

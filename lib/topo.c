@@ -15,8 +15,9 @@
 const char *sl_relation_name(enum sl_relation rel)
 {
 	static const char *const names[SL_REL_COUNT] = {
-		[SL_REL_SAME] = "same", [SL_REL_SMT] = "smt",	    [SL_REL_LLC] = "llc",
-		[SL_REL_PACKAGE] = "package", [SL_REL_REMOTE] = "remote", [SL_REL_UNKNOWN] = "unknown",
+		[SL_REL_SAME] = "same",	    [SL_REL_SMT] = "smt",
+		[SL_REL_LLC] = "llc",	    [SL_REL_PACKAGE] = "package",
+		[SL_REL_REMOTE] = "remote", [SL_REL_UNKNOWN] = "unknown",
 	};
 
 	return (unsigned int)rel < SL_REL_COUNT ? names[rel] : "unknown";
@@ -132,8 +133,8 @@ static int check_nesting(struct sl_topo *topo, size_t inner_off, int nr_inner, s
 		if (*(const int *)((const char *)&topo->cpus[f] + outer_off) != out) {
 			free(first_cpu);
 			return sl_error(-SL_EPARSE,
-					"%s: cpu%d and cpu%d share a %s but not a %s; the topology "
-					"is inconsistent",
+					"%s: cpu%d and cpu%d are in one %s but not in one %s; the "
+					"topology is inconsistent",
 					source, f, c, inner, outer);
 		}
 	}
@@ -167,15 +168,16 @@ int topo_finish(struct sl_topo *topo, const char *source)
 	if ((err = renumber(topo, offsetof(struct sl_topo_cpu, core), &topo->nr_cores)) ||
 	    (err = renumber(topo, offsetof(struct sl_topo_cpu, llc), &topo->nr_llcs)) ||
 	    (err = renumber(topo, offsetof(struct sl_topo_cpu, package), &topo->nr_packages)))
-		return err == -SL_ERANGE ? sl_error(err, "%s: core, LLC or package id out of range",
-						    source)
-					 : err;
+		return err == -SL_ERANGE ?
+			       sl_error(err, "%s: core, LLC or package id out of range", source) :
+			       err;
 
 	err = check_nesting(topo, offsetof(struct sl_topo_cpu, core), topo->nr_cores,
 			    offsetof(struct sl_topo_cpu, llc), "core", "LLC", source);
 	if (!err)
 		err = check_nesting(topo, offsetof(struct sl_topo_cpu, llc), topo->nr_llcs,
-				    offsetof(struct sl_topo_cpu, package), "LLC", "package", source);
+				    offsetof(struct sl_topo_cpu, package), "LLC", "package",
+				    source);
 	if (err)
 		return err;
 

@@ -14,11 +14,11 @@
 #define SL_TOPO_MAX_CPUS 4096
 
 enum sl_relation {
-	SL_REL_SAME,	/* the same CPU */
-	SL_REL_SMT,	/* SMT siblings: same core */
-	SL_REL_LLC,	/* same last-level cache, other core */
+	SL_REL_SAME, /* the same CPU */
+	SL_REL_SMT, /* SMT siblings: same core */
+	SL_REL_LLC, /* same last-level cache, other core */
 	SL_REL_PACKAGE, /* same package, other LLC (e.g. AMD CCX) */
-	SL_REL_REMOTE,	/* other package */
+	SL_REL_REMOTE, /* other package */
 	SL_REL_UNKNOWN, /* a CPU the topology does not describe (offline, beyond the table) */
 	SL_REL_COUNT
 };
@@ -27,12 +27,12 @@ enum sl_relation {
 const char *sl_relation_name(enum sl_relation rel);
 
 struct sl_topo_cpu {
-	bool online;	/* online and described; the fields below are valid only if set */
-	int core;	/* index into the dense numbering of cores, 0..nr_cores-1 */
-	int llc;	/* dense LLC index */
-	int package;	/* dense package index */
-	int node;	/* NUMA node number, -1 when sysfs does not say */
-	int core_id;	/* topology/core_id as the kernel reports it */
+	bool online; /* online and described; the fields below are valid only if set */
+	int core; /* index into the dense numbering of cores, 0..nr_cores-1 */
+	int llc; /* dense LLC index */
+	int package; /* dense package index */
+	int node; /* NUMA node number, -1 when sysfs does not say */
+	int core_id; /* topology/core_id as the kernel reports it */
 	int package_id; /* topology/physical_package_id */
 };
 
@@ -43,7 +43,7 @@ struct sl_topo {
 	int nr_llcs;
 	int nr_packages;
 	bool llc_from_cache; /* false: no cache info, the package stands in for the LLC */
-	uint64_t hash;	     /* same machine shape <=> same hash; see sl_topo_hash() */
+	uint64_t hash; /* same machine shape <=> same hash; see sl_topo_hash() */
 	struct sl_topo_cpu *cpus;
 };
 

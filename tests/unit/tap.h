@@ -14,13 +14,13 @@ bool tap_ok(bool cond, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 bool tap_is_int(int64_t got, int64_t want, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-bool tap_is_str(const char *got, const char *want, const char *file, int line, const char *fmt,
-		...) __attribute__((format(printf, 5, 6)));
+bool tap_is_str(const char *got, const char *want, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tap_skip(const char *why);
 int tap_done(void);
 
-/* A scratch directory under $TMPDIR, removed by tap_done(); caller must not free. */
+/* A scratch directory under $TMPDIR (else /dev/shm, else /tmp), removed by tap_done(); caller must not free. */
 const char *tap_tmpdir(void);
 
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
