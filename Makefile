@@ -61,7 +61,8 @@ CLI_SRC := $(sort $(wildcard cli/*.c))
 DAEMON_SRC := $(sort $(wildcard daemon/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/t-*.c))
 TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))
-SYNTH_SRC := $(sort $(wildcard tests/synth/*.c))
+SYNTH_MAIN := tests/synth/slsynth.c
+SYNTH_SRC := $(filter-out $(SYNTH_MAIN),$(sort $(wildcard tests/synth/*.c)))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
 
@@ -72,7 +73,9 @@ CLI_OBJ := $(CLI_SRC:%.c=$(O)/%.o)
 DAEMON_BIN := $(if $(DAEMON_SRC),$(O)/schedlensd)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(O)/%.o)
 UNIT_BIN := $(UNIT_SRC:%.c=$(O)/%)
-TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o)
+# tap.c and the synthesizer library are linked into every unit test and benchmark
+TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o) $(SYNTH_SRC:%.c=$(O)/%.o)
+SYNTH_BIN := $(if $(wildcard $(SYNTH_MAIN)),$(O)/slsynth)
 BENCH_BIN := $(BENCH_SRC:%.c=$(O)/%)
 GEN_H := $(O)/gen/schema-sql.h
 
@@ -103,17 +106,21 @@ $(O)/tests/unit/t-%: $(O)/tests/unit/t-%.o $(TESTLIB_OBJ) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
 
+$(O)/slsynth: $(O)/tests/synth/slsynth.o $(TESTLIB_OBJ) $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
+
 $(O)/tests/bench/%: $(O)/tests/bench/%.o $(TESTLIB_OBJ) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
 
 # Unit tests are TAP programs; integration tests are TAP shell scripts that find the
 # binaries through SL_BUILD. prove prints the summary CI reads.
-check: all $(UNIT_BIN)
+check: all $(UNIT_BIN) $(SYNTH_BIN)
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f --exec '' $(UNIT_BIN) \
 		$(sort $(wildcard tests/integration/*.t))
 
-bench: all $(BENCH_BIN)
+bench: all $(BENCH_BIN) $(SYNTH_BIN)
 	$(Q)if [ -z "$(BENCH_BIN)" ]; then echo "no benchmarks yet"; else \
 		for b in $(BENCH_BIN); do SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) $$b || exit 1; done; fi
 
