@@ -17,5 +17,6 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage(const char *text);
 
 int cmd_topology(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Creation, configuration and removal of the schedlens.<pid> tracefs instance, and the
+ * clean-up of instances whose owner died.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "error.h"
+#include "tracefs-instance.h"
+
+static const char *const fix_mount = "mount it with 'mount -t tracefs nodev /sys/kernel/tracing'";
+
+static bool tracefs_mounted(char *path, size_t len)
+{
+	char dev[256], dir[1024], type[64];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	if (!f)
+		return false;
+	while (fscanf(f, "%255s %1023s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, "tracefs")) {
+			snprintf(path, len, "%s", dir);
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int sl_instance_check(const char **ret_dir)
+{
+	char path[1024];
+	const char *dir;
+
+	if (!tracefs_mounted(path, sizeof(path)))
+		return sl_error(-SL_ETRACE, "tracefs is not mounted; %s", fix_mount);
+	/* libtracefs would mount tracefs itself if we asked it first: we checked above */
+	dir = tracefs_tracing_dir();
+	if (!dir)
+		return sl_error(-SL_ETRACE,
+				"tracefs is mounted at '%s' but libtracefs cannot use it", path);
+	if (access(dir, R_OK | W_OK | X_OK) < 0)
+		return sl_error(-EACCES,
+				"cannot access '%s': recording needs root (or CAP_SYS_ADMIN and "
+				"write access to tracefs); run 'sudo schedlens record'",
+				dir);
+	if (access(dir, F_OK) == 0) {
+		char inst[1100];
+
+		snprintf(inst, sizeof(inst), "%s/instances", dir);
+		if (access(inst, W_OK) < 0)
+			return sl_error(-SL_ETRACE,
+					"'%s' is missing or read-only: this kernel lacks tracefs "
+					"instances (needs Linux 3.10 or later)",
+					inst);
+	}
+	if (ret_dir)
+		*ret_dir = dir;
+	return 0;
+}
+
+static bool pid_alive(long pid)
+{
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+int sl_instance_cleanup_stale(int *ret_removed)
+{
+	char **names = tracefs_instances("^schedlens\\.[0-9]+$");
+	int removed = 0, err = 0;
+
+	if (!names) {
+		if (ret_removed)
+			*ret_removed = 0;
+		return 0;
+	}
+	for (char **n = names; *n; n++) {
+		long pid = strtol(*n + strlen(SL_INSTANCE_PREFIX), NULL, 10);
+		struct tracefs_instance *inst;
+
+		if (pid <= 0 || pid == getpid() || pid_alive(pid))
+			continue;
+		inst = tracefs_instance_alloc(NULL, *n);
+		if (!inst)
+			continue;
+		tracefs_trace_off(inst);
+		if (tracefs_instance_destroy(inst) == 0)
+			removed++;
+		else if (!err)
+			err = sl_error(-errno, "cannot remove stale instance '%s': %s", *n,
+				       strerror(errno));
+		tracefs_instance_free(inst);
+	}
+	tracefs_list_free(names);
+	if (ret_removed)
+		*ret_removed = removed;
+	return err;
+}
+
+int sl_instance_create(const char *name, struct sl_instance **ret)
+{
+	struct sl_instance *si = calloc(1, sizeof(*si));
+	int err;
+
+	if (!si)
+		return -ENOMEM;
+	if (name)
+		snprintf(si->name, sizeof(si->name), "%s", name);
+	else
+		snprintf(si->name, sizeof(si->name), SL_INSTANCE_PREFIX "%d", (int)getpid());
+	if (tracefs_instance_exists(si->name)) {
+		err = sl_error(-EEXIST, "tracefs instance '%s' exists already", si->name);
+		goto fail;
+	}
+	si->inst = tracefs_instance_create(si->name);
+	if (!si->inst) {
+		err = sl_error(-SL_ETRACE, "cannot create tracefs instance '%s': %s", si->name,
+			       strerror(errno));
+		goto fail;
+	}
+	/* create() attaches silently to an instance that appeared meanwhile: not ours */
+	if (!tracefs_instance_is_new(si->inst)) {
+		tracefs_instance_free(si->inst);
+		err = sl_error(-EEXIST, "tracefs instance '%s' exists already", si->name);
+		goto fail;
+	}
+	/* a new instance starts with tracing on: nothing is enabled yet, but keep it quiet */
+	if (tracefs_trace_off(si->inst) < 0) {
+		err = sl_error(-SL_ETRACE, "cannot turn tracing off in '%s'", si->name);
+		tracefs_instance_destroy(si->inst);
+		tracefs_instance_free(si->inst);
+		goto fail;
+	}
+	si->tracing_dir = tracefs_tracing_dir();
+	*ret = si;
+	return 0;
+fail:
+	free(si);
+	return err;
+}
+
+int sl_instance_set_clock(struct sl_instance *si)
+{
+	static const char *const prefer[] = { "mono", "boot", "global" };
+	char *avail = tracefs_instance_file_read(si->inst, "trace_clock", NULL);
+	char padded[2048];
+
+	if (!avail)
+		return sl_error(-SL_ETRACE, "cannot read trace_clock of '%s'", si->name);
+	/* the list is "[local] global counter ... mono ...": match whole words */
+	snprintf(padded, sizeof(padded), " %s ", avail);
+	free(avail);
+	for (char *c = padded; *c; c++)
+		if (*c == '\n' || *c == '[' || *c == ']')
+			*c = ' ';
+	for (size_t i = 0; i < sizeof(prefer) / sizeof(prefer[0]); i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), " %s ", prefer[i]);
+		if (!strstr(padded, want))
+			continue;
+		if (tracefs_instance_file_write(si->inst, "trace_clock", prefer[i]) < 0)
+			return sl_error(-SL_ETRACE, "cannot set trace_clock '%s' in '%s'",
+					prefer[i], si->name);
+		snprintf(si->clock, sizeof(si->clock), "%s", prefer[i]);
+		return 0;
+	}
+	return sl_error(-SL_ETRACE,
+			"no global trace clock (mono, boot, global) on this kernel: cross-CPU "
+			"order would be unreliable");
+}
+
+int sl_instance_set_buffer_kb(struct sl_instance *si, size_t kb)
+{
+	if (tracefs_instance_set_buffer_size(si->inst, kb, -1) < 0)
+		return sl_error(-SL_ETRACE, "cannot set buffer_size_kb to %zu in '%s': %s", kb,
+				si->name, strerror(errno));
+	return 0;
+}
+
+int sl_instance_record_tgid(struct sl_instance *si)
+{
+	if (!tracefs_option_is_supported(si->inst, TRACEFS_OPTION_RECORD_TGID))
+		return sl_error(-SL_ETRACE, "this kernel has no record-tgid option");
+	if (tracefs_option_enable(si->inst, TRACEFS_OPTION_RECORD_TGID) < 0)
+		return sl_error(-SL_ETRACE, "cannot enable record-tgid in '%s'", si->name);
+	return 0;
+}
+
+bool sl_instance_has_event(struct sl_instance *si, const char *system, const char *event)
+{
+	return tracefs_event_file_exists(si->inst, system, event, "enable");
+}
+
+int sl_instance_enable_event(struct sl_instance *si, const char *system, const char *event)
+{
+	if (tracefs_event_enable(si->inst, system, event) < 0)
+		return sl_error(-SL_ETRACE, "cannot enable %s:%s in '%s'", system, event, si->name);
+	return 0;
+}
+
+int sl_instance_trace_on(struct sl_instance *si)
+{
+	return tracefs_trace_on(si->inst) < 0 ?
+		       sl_error(-SL_ETRACE, "cannot turn tracing on in '%s'", si->name) :
+		       0;
+}
+
+int sl_instance_trace_off(struct sl_instance *si)
+{
+	return tracefs_trace_off(si->inst) < 0 ?
+		       sl_error(-SL_ETRACE, "cannot turn tracing off in '%s'", si->name) :
+		       0;
+}
+
+int sl_instance_cpu_lost(struct sl_instance *si, int cpu, unsigned long long *ret_lost)
+{
+	char file[64], buf[1024];
+	unsigned long long overrun = 0, dropped = 0;
+	char *path, *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	path = tracefs_instance_get_file(si->inst, file);
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	tracefs_put_tracing_file(path);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -SL_EPARSE;
+	buf[n] = '\0';
+	/* "commit overrun:" also contains "overrun:": match at a line start */
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "overrun:", 8))
+			overrun = strtoull(p + 8, NULL, 10);
+		else if (!strncmp(p, "dropped events:", 15))
+			dropped = strtoull(p + 15, NULL, 10);
+	}
+	*ret_lost = overrun + dropped;
+	return 0;
+}
+
+int sl_instance_destroy(struct sl_instance *si)
+{
+	int err = 0;
+
+	if (!si)
+		return 0;
+	if (si->inst) {
+		tracefs_trace_off(si->inst);
+		tracefs_event_disable(si->inst, NULL, NULL);
+		if (tracefs_instance_destroy(si->inst) < 0)
+			err = sl_error(-errno, "cannot remove tracefs instance '%s': %s", si->name,
+				       strerror(errno));
+		tracefs_instance_free(si->inst);
+	}
+	free(si);
+	return err;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Our own tracefs instance, "schedlens.<pid>": created for a recording, configured
+ * (global trace clock, sched events, buffer size, record-tgid) and destroyed at the end,
+ * so the host's top-level tracing is never touched. Instances left by schedlens
+ * processes that died (SIGKILL, crash) are recognised by name and removed at start.
+ */
+#ifndef SL_TRACEFS_INSTANCE_H
+#define SL_TRACEFS_INSTANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tracefs_instance;
+
+#define SL_INSTANCE_PREFIX "schedlens."
+
+struct sl_instance {
+	struct tracefs_instance *inst;
+	char name[64];
+	char clock[16]; /* the trace_clock in use */
+	const char *tracing_dir; /* owned by libtracefs */
+};
+
+/*
+ * Checks that tracing can work here: tracefs mounted (we do not mount it), readable
+ * and writable by us. Returns 0 or -SL_ETRACE/-EACCES with a message saying what to do.
+ * On success *ret_dir (may be NULL) is the tracing directory, owned by libtracefs.
+ */
+int sl_instance_check(const char **ret_dir);
+
+/*
+ * Removes instances named schedlens.<pid> whose pid no longer exists (trace off first,
+ * then rmdir). *ret_removed (may be NULL) counts them. A PID reused by another process
+ * keeps its instance until that process exits.
+ */
+int sl_instance_cleanup_stale(int *ret_removed);
+
+/*
+ * Creates schedlens.<getpid()> (name NULL) or the given name, with tracing off in it.
+ * Fails with -EEXIST if it exists already. Destroy with sl_instance_destroy().
+ */
+int sl_instance_create(const char *name, struct sl_instance **ret);
+
+/* Picks the first available of mono, boot, global and sets it; ->clock names it. */
+int sl_instance_set_clock(struct sl_instance *si);
+/* Per-CPU buffer size in KiB. */
+int sl_instance_set_buffer_kb(struct sl_instance *si, size_t kb);
+/* Enables the record-tgid option (the kernel then saves pid -> tgid). */
+int sl_instance_record_tgid(struct sl_instance *si);
+/* True if the kernel has events/<system>/<event>. */
+bool sl_instance_has_event(struct sl_instance *si, const char *system, const char *event);
+/* Enables one event in our instance. */
+int sl_instance_enable_event(struct sl_instance *si, const char *system, const char *event);
+/* tracing_on of our instance. */
+int sl_instance_trace_on(struct sl_instance *si);
+int sl_instance_trace_off(struct sl_instance *si);
+
+/*
+ * Reads per_cpu/cpuN/stats of our instance: *ret_lost = overrun + "dropped events".
+ */
+int sl_instance_cpu_lost(struct sl_instance *si, int cpu, unsigned long long *ret_lost);
+
+/*
+ * Trace off, disable events, rmdir, free. Every trace_pipe_raw fd must be closed first
+ * (rmdir fails with EBUSY otherwise). NULL is fine. Returns 0 or a negative errno.
+ */
+int sl_instance_destroy(struct sl_instance *si);
+
+#endif
