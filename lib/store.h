@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The SQLite store: one file that the recorder or daemon writes while the CLI and the
+ * HTTP API read it. sl_store_open() opens (or creates) the file, refuses files that are
+ * not ours or newer than this binary, and migrates older ones with the embedded
+ * schema/NNNN-*.sql in one transaction. Hosts and runs are written directly; the bulk
+ * rows (slices, wakeups, preemptions, tasks, windows) go through a writer thread fed by a
+ * bounded queue that never blocks the caller: when it is full a row is dropped and
+ * counted, and the count is stored in runs.dropped_rows. Retention deletes old rows by
+ * whole chunks. Every function returns 0 or a negative code with a message naming the
+ * file and what to do (sl_errmsg()).
+ */
+#ifndef SL_STORE_H
+#define SL_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "records.h"
+
+struct sl_store;
+struct sl_writer;
+struct sqlite3;
+
+enum sl_store_flags {
+	SL_STORE_CREATE = 1 << 0, /* create the file if missing (the directory must exist) */
+	SL_STORE_RDONLY = 1 << 1, /* reader: never writes, never migrates */
+};
+
+struct sl_store_opts {
+	unsigned int flags; /* enum sl_store_flags */
+	unsigned int busy_ms; /* wait this long for a lock before -EBUSY; 0 = 5000 */
+	int schema_version; /* migrate only up to this version; 0 = latest (tests) */
+	int64_t max_page_count; /* hard size limit in pages, beyond it writes fail as
+				    with a full disk; 0 = none (tests, tiny devices) */
+};
+
+/*
+ * Opens the store at path with default options and the given flags. On success
+ * *ret_store is set and the caller closes it with sl_store_close(). Errors: -ENOENT (no
+ * file and no SL_STORE_CREATE), -SL_EFORMAT (not a schedlens database), -SL_ESCHEMA (newer
+ * than this binary, or older and opened read-only), -EBUSY (locked), -EROFS, -ENOSPC,
+ * -SL_EDB (corrupt or other).
+ */
+int sl_store_open(const char *path, unsigned int flags, struct sl_store **ret_store);
+/* The same with explicit options (opts may be NULL). */
+int sl_store_open_opts(const char *path, const struct sl_store_opts *opts,
+		       struct sl_store **ret_store);
+/* Closes the store; NULL is fine. Stop its writers first. */
+void sl_store_close(struct sl_store *store);
+
+/* The file name given at open; owned by the store. */
+const char *sl_store_path(const struct sl_store *store);
+/* The schema version of the open file (SL_SCHEMA_VERSION once migrated). */
+int sl_store_schema_version(const struct sl_store *store);
+/* The version this binary writes. */
+int sl_store_schema_latest(void);
+/*
+ * The store's SQLite connection, for lib/ modules that query it (compare, API); owned by
+ * the store. Not for use from the writer thread.
+ */
+struct sqlite3 *sl_store_db(struct sl_store *store);
+
+/* One CPU of a host's topology, as stored in the cpus table. */
+struct sl_cpu_row {
+	int cpu;
+	bool online;
+	int core, llc, package, node; /* dense indices; node -1 when unknown */
+};
+
+/*
+ * A host: name, machine id and topology. A host whose topology changed (hotplug, new
+ * hardware) is a new hosts row: the topology is part of its identity.
+ */
+struct sl_host_info {
+	const char *hostname; /* required */
+	const char *machine_id; /* /etc/machine-id, NULL = "" */
+	const char *topo_hash; /* 16 hex digits (sl_topo_hash_str), required */
+	const char *topo_json; /* sl_topo_to_json() text, may be NULL */
+	int nr_cpus;
+	const struct sl_cpu_row *cpus; /* nr_cpu_rows entries, stored once per host row */
+	int nr_cpu_rows;
+};
+
+/* Finds or inserts the host (and its cpus rows); *ret_host_id is its id. */
+int sl_store_host_upsert(struct sl_store *store, const struct sl_host_info *host,
+			 int64_t *ret_host_id);
+
+/* What a run records about itself; strings may be NULL (stored as NULL or ''). */
+struct sl_run_meta {
+	int64_t host_id;
+	const char *kernel_release; /* uname -r, required */
+	const char *kernel_version; /* uname -v */
+	const char *cmdline; /* /proc/cmdline */
+	const char *boot_id; /* /proc/sys/kernel/random/boot_id */
+	const char *preempt_mode; /* none, voluntary, full, lazy, ... */
+	const char *sched_features; /* debugfs sched/features text, if readable */
+	const char *sched_sysctls; /* "name=value" lines, if readable */
+	const char *workload; /* user label, "" if none */
+	const char *source; /* "live", "trace.dat", "text"; NULL = "live" */
+	const char *trace_clock; /* "mono", "boot", "local", ... */
+	const char *recorder_version; /* NULL = this binary's SL_VERSION */
+	int nr_cpus;
+	uint64_t start_wall_ns; /* Unix ns; 0 = now */
+	uint64_t start_ns; /* trace clock at start */
+};
+
+/* Inserts a run; *ret_run_id is its id, for every row pushed to the writer. */
+int sl_store_run_begin(struct sl_store *store, const struct sl_run_meta *meta, int64_t *ret_run_id);
+
+struct sl_run_totals {
+	uint64_t end_ns; /* trace clock; 0 = leave unset (progress update) */
+	uint64_t end_wall_ns; /* Unix ns; 0 = now, when end_ns is set */
+	uint64_t events; /* source events read */
+	uint64_t lost_events; /* events the kernel dropped */
+	bool gaps; /* the run has holes (lost events, reader stalls) */
+};
+
+/*
+ * Records a run's totals. May be called periodically with running totals and once at the
+ * end. runs.dropped_rows is not set here: the writer adds its drops itself.
+ */
+int sl_store_run_end(struct sl_store *store, int64_t run_id, const struct sl_run_totals *t);
+
+/*
+ * Retention. Per-event rows (sched_slices, wakeups, preemptions) and windows are written
+ * in chunks: a new chunk starts every chunk_span_ns of wall time or chunk_rows rows. Whole
+ * closed chunks are deleted, oldest first, when their newest row is older than the keep
+ * span, when a per-event table holds more than event_max_rows, or when the file's used
+ * bytes exceed max_bytes (per-event chunks first, then windows). 0 means "no limit" for
+ * the keeps and caps; the defaults below are what sl_retention_default() gives.
+ */
+struct sl_retention {
+	uint64_t event_keep_ns; /* default 24 h */
+	uint64_t event_max_rows; /* per table; default 50 M */
+	uint64_t window_keep_ns; /* default 400 days */
+	uint64_t max_bytes; /* default 0: no size cap */
+	uint64_t chunk_span_ns; /* default 10 min */
+	uint64_t chunk_rows; /* default 1 M */
+};
+
+void sl_retention_default(struct sl_retention *r);
+
+struct sl_retention_stats {
+	uint64_t chunks_deleted;
+	uint64_t rows_deleted;
+};
+
+/*
+ * Applies the policy once on the store's connection, as of now_wall_ns (Unix ns; 0 = now),
+ * to closed chunks only. stats may be NULL. The writer thread calls the same code itself
+ * every few seconds; this is for `schedlens prune` and tests.
+ */
+int sl_store_retention(struct sl_store *store, const struct sl_retention *policy,
+		       uint64_t now_wall_ns, struct sl_retention_stats *stats);
+
+/* Row types of the writer, also indices of the per-type counters. */
+enum sl_row_type {
+	SL_ROW_SLICE,
+	SL_ROW_WAKEUP,
+	SL_ROW_PREEMPT,
+	SL_ROW_TASK,
+	SL_ROW_WINDOW,
+	SL_ROW_TYPES
+};
+
+struct sl_writer_opts {
+	size_t capacity; /* rows queued; default 65536. The last 1/8 is kept
+				     for tasks and windows: event rows are dropped first */
+	unsigned int commit_ms; /* commit at least this often; default 250 */
+	size_t commit_rows; /* or after this many rows; default 200000 */
+	unsigned int retention_ms; /* apply retention this often; default 10000, 0 = never */
+	struct sl_retention retention; /* all zero = sl_retention_default() */
+	bool start_paused; /* do not consume until sl_writer_resume() (tests) */
+	int64_t max_page_count; /* as in sl_store_opts */
+};
+
+/*
+ * Starts a writer thread with its own connection to the store's file (so the store
+ * stays usable from the caller's thread). opts may be NULL. The store must have been
+ * opened read-write and must outlive the writer. Stop it with sl_writer_stop().
+ */
+int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
+		    struct sl_writer **ret_writer);
+
+/*
+ * Queue one row, copied; never blocks on I/O (only on the queue's short mutex). Returns
+ * false, and counts the row as dropped for its run, when the queue is full or the writer
+ * has failed for good.
+ */
+bool sl_writer_push_slice(struct sl_writer *w, const struct sl_slice_rec *rec);
+bool sl_writer_push_wakeup(struct sl_writer *w, const struct sl_wakeup_rec *rec);
+bool sl_writer_push_preempt(struct sl_writer *w, const struct sl_preempt_rec *rec);
+bool sl_writer_push_task(struct sl_writer *w, const struct sl_task_rec *rec);
+bool sl_writer_push_window(struct sl_writer *w, const struct sl_window_rec *rec);
+
+/* Unblocks a writer started with start_paused. */
+void sl_writer_resume(struct sl_writer *w);
+
+/*
+ * Waits until every row pushed before the call is committed (or failed). Returns 0, or
+ * the first write error since the previous flush, with its message.
+ */
+int sl_writer_flush(struct sl_writer *w);
+
+struct sl_writer_stats {
+	uint64_t pushed[SL_ROW_TYPES]; /* accepted into the queue */
+	uint64_t dropped[SL_ROW_TYPES]; /* refused: queue full */
+	uint64_t written[SL_ROW_TYPES]; /* committed */
+	uint64_t failed; /* rows lost to failed transactions (disk full...) */
+	uint64_t commits;
+	uint64_t chunks_deleted; /* by retention */
+	size_t queue_len;
+	size_t queue_max; /* high-water mark */
+};
+
+void sl_writer_get_stats(struct sl_writer *w, struct sl_writer_stats *stats);
+/* Total rows dropped because the queue was full. */
+uint64_t sl_writer_dropped(struct sl_writer *w);
+
+/*
+ * Commits what is queued, stops the thread, closes its connection and frees w (NULL is
+ * fine). Returns 0 or the last write error not yet returned by sl_writer_flush().
+ */
+int sl_writer_stop(struct sl_writer *w);
+
+#endif
