@@ -19,7 +19,10 @@
 
 #include "builtin.h"
 #include "error.h"
+#include "hostinfo.h"
 #include "recorder.h"
+#include "store.h"
+#include "topo.h"
 
 static const char usage_text[] =
 	"schedlens record [-d DURATION] [-l LABEL] [-o DB] [--buffer-kb N] [--json] "
@@ -216,8 +219,8 @@ static json_t *groups_json(const struct group *g, size_t n, size_t max)
 }
 
 static void print_json(struct sl_recorder *rec, const struct sl_recorder_stats *st, double wall_s,
-		       const char *label, int child_status, struct group *groups, size_t ng,
-		       struct group *comms, size_t nc)
+		       const char *label, int child_status, int64_t run_id, struct group *groups,
+		       size_t ng, struct group *comms, size_t nc)
 {
 	json_t *o = json_object(), *ev = json_object(), *notes = json_array();
 	char *text, *nl, *line;
@@ -255,6 +258,8 @@ static void print_json(struct sl_recorder *rec, const struct sl_recorder_stats *
 	json_object_set_new(o, "merge_cpu_s", json_real(st->merge_cpu_s));
 	if (child_status >= 0)
 		json_object_set_new(o, "command_status", json_integer(child_status));
+	if (run_id >= 0)
+		json_object_set_new(o, "run_id", json_integer(run_id));
 	json_object_set_new(o, "notes", notes);
 	json_object_set_new(o, "groups", groups_json(groups, ng, 10));
 	json_object_set_new(o, "comms", groups_json(comms, nc, 50));
@@ -295,6 +300,94 @@ static void print_text(struct sl_recorder *rec, const struct sl_recorder_stats *
 		printf("notes:\n%s", sl_recorder_notes(rec));
 }
 
+/* Stores the run row: host (with topology), metadata, clock, totals and the gaps flag. */
+static int store_run(const char *path, struct sl_recorder *rec, const struct sl_recorder_stats *st,
+		     const char *label, uint64_t start_wall_ns, uint64_t start_ns, int64_t *ret_id)
+{
+	struct sl_hostinfo *hi = NULL;
+	struct sl_topo *topo = NULL;
+	struct sl_store *store = NULL;
+	struct sl_cpu_row *rows = NULL;
+	char hash[17], *tjson = NULL;
+	int64_t host_id;
+	int r;
+
+	if ((r = sl_hostinfo_read(&hi)) < 0)
+		return r;
+	if ((r = sl_topo_read(NULL, &topo)) < 0)
+		goto out;
+	rows = calloc(topo->nr_cpus, sizeof(*rows));
+	if (!rows) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (int c = 0; c < topo->nr_cpus; c++) {
+		rows[c].cpu = c;
+		rows[c].online = topo->cpus[c].online;
+		rows[c].core = topo->cpus[c].core;
+		rows[c].llc = topo->cpus[c].llc;
+		rows[c].package = topo->cpus[c].package;
+		rows[c].node = topo->cpus[c].node;
+	}
+	tjson = sl_topo_to_json(topo);
+	if ((r = sl_store_open(path, SL_STORE_CREATE, &store)) < 0)
+		goto out;
+	{
+		struct sl_host_info host = {
+			.hostname = hi->hostname ? hi->hostname : "unknown",
+			.machine_id = hi->machine_id,
+			.topo_hash = sl_topo_hash_str(topo, hash),
+			.topo_json = tjson,
+			.nr_cpus = topo->nr_cpus,
+			.cpus = rows,
+			.nr_cpu_rows = topo->nr_cpus,
+		};
+		struct sl_run_meta meta = {
+			.kernel_release = hi->kernel_release ? hi->kernel_release : "unknown",
+			.kernel_version = hi->kernel_version,
+			.cmdline = hi->cmdline,
+			.boot_id = hi->boot_id,
+			.preempt_mode = hi->preempt_mode,
+			.sched_features = hi->sched_features,
+			.sched_sysctls = hi->sched_sysctls,
+			.workload = label ? label : "",
+			.source = "live",
+			.trace_clock = sl_recorder_clock(rec),
+			.nr_cpus = st->nr_cpus,
+			.start_wall_ns = start_wall_ns,
+			.start_ns = st->first_ns ? st->first_ns : start_ns,
+		};
+		struct sl_run_totals tot = {
+			.end_ns = st->last_ns ? st->last_ns : start_ns,
+			.events = st->events_total,
+			.lost_events = st->lost,
+			.gaps = st->lost || st->gaps,
+		};
+
+		if ((r = sl_store_host_upsert(store, &host, &host_id)) < 0)
+			goto out;
+		meta.host_id = host_id;
+		if ((r = sl_store_run_begin(store, &meta, ret_id)) < 0)
+			goto out;
+		r = sl_store_run_end(store, *ret_id, &tot);
+	}
+out:
+	sl_store_close(store);
+	free(tjson);
+	free(rows);
+	sl_topo_free(topo);
+	sl_hostinfo_free(hi);
+	return r;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 /* Starts the command with tracing already on; a pipe tells us exec failed. */
 static pid_t spawn(char **argv)
 {
@@ -330,6 +423,8 @@ int cmd_record(int argc, char **argv)
 	size_t ng = 0, nc = 0;
 	const char *label = NULL, *db = NULL;
 	double duration = 0, t0, wall;
+	uint64_t start_wall = 0, start_ns = 0;
+	int64_t run_id = -1;
 	bool json = false;
 	pid_t child = -1;
 	int child_status = -1, status, c, r, ret = EXIT_OK;
@@ -367,9 +462,6 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind == argc && duration <= 0)
 		duration = 10;
-	if (db)
-		return cli_error("-o '%s': storing runs is not wired up yet (store API pending)",
-				 db);
 	opts.ctx = &sum;
 
 	sigaction(SIGINT, &sa, NULL);
@@ -388,6 +480,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	t0 = now_s();
+	start_wall = wall_ns();
+	start_ns = sl_recorder_now_ns(rec);
 	if (optind < argc) {
 		child = spawn(argv + optind);
 		if (child < 0) {
@@ -422,12 +516,19 @@ int cmd_record(int argc, char **argv)
 							   128 + WTERMSIG(status);
 	}
 	sl_recorder_get_stats(rec, &st);
+	if (db && ret == EXIT_OK) {
+		r = store_run(db, rec, &st, label, start_wall, start_ns, &run_id);
+		if (r < 0)
+			ret = cli_error("cannot store the run in '%s': %s", db, sl_errmsg(r));
+	}
 	ng = make_groups(&sum, rec, true, &groups);
 	nc = make_groups(&sum, rec, false, &comms);
 	if (json)
-		print_json(rec, &st, wall, label, child_status, groups, ng, comms, nc);
+		print_json(rec, &st, wall, label, child_status, run_id, groups, ng, comms, nc);
 	else
 		print_text(rec, &st, wall, groups, ng);
+	if (!json && run_id >= 0)
+		printf("stored as run %lld in '%s'\n", (long long)run_id, db);
 	/* like perf record: the command's failure is ours */
 	if (ret == EXIT_OK && child_status > 0)
 		ret = child_status;
