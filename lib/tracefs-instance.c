@@ -76,7 +76,8 @@ static bool pid_alive(long pid)
 
 int sl_instance_cleanup_stale(int *ret_removed)
 {
-	char **names = tracefs_instances("^schedlens\\.[0-9]+$");
+	/* filtered here: libtracefs 1.6.4 compiles the regex as POSIX basic (no "+") */
+	char **names = tracefs_instances(NULL);
 	int removed = 0, err = 0;
 
 	if (!names) {
@@ -85,10 +86,15 @@ int sl_instance_cleanup_stale(int *ret_removed)
 		return 0;
 	}
 	for (char **n = names; *n; n++) {
-		long pid = strtol(*n + strlen(SL_INSTANCE_PREFIX), NULL, 10);
+		const char *num = *n + strlen(SL_INSTANCE_PREFIX);
 		struct tracefs_instance *inst;
+		char *end;
+		long pid;
 
-		if (pid <= 0 || pid == getpid() || pid_alive(pid))
+		if (strncmp(*n, SL_INSTANCE_PREFIX, strlen(SL_INSTANCE_PREFIX)) || !*num)
+			continue;
+		pid = strtol(num, &end, 10);
+		if (*end || pid <= 0 || pid == getpid() || pid_alive(pid))
 			continue;
 		inst = tracefs_instance_alloc(NULL, *n);
 		if (!inst)
