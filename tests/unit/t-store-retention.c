@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of retention on real SQLite files: chunks written by the writer, then aged
+ * by hand (closed_wall set to chosen times) so that the policy must delete exactly the
+ * expired chunks, honour the per-table row cap and the size cap, keep windows longer,
+ * and never touch the chunk still open; and the writer applying retention on its own.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "store.h"
+#include "tap.h"
+
+#define SEC 1000000000ull
+
+static int64_t q_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -999;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	} else {
+		diag("q_int: %s: %s", sql, sqlite3_errmsg(db));
+	}
+	return v;
+}
+
+/*
+ * A store with `chunks` closed chunks of 100 wakeups and one window each: chunk k holds
+ * wakeups ts k*100 .. k*100+99 and is marked closed at wall time (k + 1) s; plus an open
+ * chunk of `open_rows` wakeups.
+ */
+static struct sl_store *fill(const char *name, int chunks, int open_rows, int64_t *ret_run)
+{
+	char path[512];
+	struct sl_store *st = NULL;
+	struct sl_run_meta m = { .kernel_release = "6.18" };
+	struct sl_writer_opts o = { .retention = { .chunk_rows = 100 } };
+	struct sl_writer *w = NULL;
+	int64_t run;
+
+	snprintf(path, sizeof(path), "%s/%s", tap_tmpdir(), name);
+	if (sl_store_open(path, SL_STORE_CREATE, &st) || sl_store_run_begin(st, &m, &run) ||
+	    sl_writer_start(st, &o, &w)) {
+		diag("%s", sl_errmsg(-1));
+		exit(1);
+	}
+	for (int k = 0; k <= chunks; k++) {
+		int rows = k < chunks ? 100 : open_rows;
+		struct sl_window_rec win = { .run_id = run, .start_ns = (uint64_t)k * SEC };
+
+		for (int i = 0; i < rows; i++) {
+			struct sl_wakeup_rec r = { .run_id = run,
+						   .ts_ns = (uint64_t)(k * 100 + i) };
+
+			sl_writer_push_wakeup(w, &r);
+		}
+		if (k < chunks)
+			sl_writer_push_window(w, &win);
+		sl_writer_flush(w);
+	}
+	is_int(sl_writer_stop(w), 0, "%s: %d chunks written", name, chunks);
+	sqlite3_exec(sl_store_db(st),
+		     "UPDATE chunks SET closed_wall = (min_ns / 100 + 1) * 1000000000 "
+		     "WHERE tbl = 'wakeups' AND closed_wall IS NOT NULL;"
+		     "UPDATE chunks SET closed_wall = (min_ns / 1000000000 + 1) * 1000000000 "
+		     "WHERE tbl = 'windows';"
+		     "UPDATE chunks SET closed_wall = NULL WHERE tbl = 'wakeups' AND rows < 100",
+		     NULL, NULL, NULL);
+	*ret_run = run;
+	return st;
+}
+
+static void test_expiry(void)
+{
+	int64_t run;
+	struct sl_store *st = fill("expiry.db", 10, 50, &run);
+	sqlite3 *db = sl_store_db(st);
+	struct sl_retention p = { .event_keep_ns = 5 * SEC, .window_keep_ns = 100 * SEC };
+	struct sl_retention_stats s;
+
+	is_int(q_int(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups'"), 11,
+	       "10 closed + 1 open wakeup chunks");
+	is_int(q_int(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups' AND "
+			 "last_rowid - first_rowid + 1 = rows"),
+	       11, "each chunk is a contiguous rowid range");
+	/* now = 10.5 s: chunks closed at 1..5 s are older than 5.5 s ago */
+	is_int(sl_store_retention(st, &p, 10 * SEC + SEC / 2, &s), 0, "retention runs");
+	is_int((int64_t)s.chunks_deleted, 5, "exactly the 5 expired chunks deleted");
+	is_int((int64_t)s.rows_deleted, 500, "their 500 rows");
+	is_int(q_int(db, "SELECT count(*) FROM wakeups"), 550, "550 rows left");
+	is_int(q_int(db, "SELECT min(ts_ns) FROM wakeups"), 500, "the oldest left is chunk 5's");
+	is_int(q_int(db, "SELECT count(*) FROM wakeups WHERE ts_ns >= 500"), 550,
+	       "every row of the unexpired chunks is there");
+	is_int(q_int(db, "SELECT count(*) FROM windows"), 10, "windows kept longer");
+	is_int(sl_store_retention(st, &p, 10 * SEC + SEC / 2, &s), 0, "again");
+	is_int((int64_t)s.chunks_deleted, 0, "nothing more to delete");
+
+	/* far in the future: every closed chunk expires, the open one stays */
+	p.window_keep_ns = 0;
+	is_int(sl_store_retention(st, &p, 1000 * SEC, &s), 0, "retention at t = 1000 s");
+	is_int((int64_t)s.chunks_deleted, 5, "the other 5 closed chunks");
+	is_int(q_int(db, "SELECT count(*) FROM wakeups"), 50, "the open chunk's 50 rows remain");
+	is_int(q_int(db, "SELECT count(*) FROM windows"), 10, "window_keep_ns 0: windows kept");
+	p.window_keep_ns = 3 * SEC;
+	is_int(sl_store_retention(st, &p, 10 * SEC + SEC / 2, &s), 0, "windows retention");
+	/* the 10 windows are one chunk (fewer rows than chunk_rows), closed at 1 s */
+	is_int((int64_t)s.chunks_deleted, 1, "the windows chunk expired and was deleted");
+	is_int(q_int(db, "SELECT count(*) FROM windows"), 0, "with its 10 windows");
+	is_int(q_int(db, "SELECT count(*) FROM wakeups"), 50, "the open wakeups chunk remains");
+	sl_store_close(st);
+}
+
+static void test_row_cap(void)
+{
+	int64_t run;
+	struct sl_store *st = fill("cap.db", 10, 0, &run);
+	sqlite3 *db = sl_store_db(st);
+	struct sl_retention p = { .event_max_rows = 250 };
+	struct sl_retention_stats s;
+
+	is_int(sl_store_retention(st, &p, 20 * SEC, &s), 0, "retention with a 250-row cap");
+	is_int((int64_t)s.chunks_deleted, 8, "8 oldest chunks deleted");
+	is_int(q_int(db, "SELECT count(*) FROM wakeups"), 200, "200 rows left (whole chunks)");
+	is_int(q_int(db, "SELECT min(ts_ns) FROM wakeups"), 800, "the newest ones");
+	is_int(q_int(db, "SELECT count(*) FROM windows"), 10, "windows are not capped");
+	sl_store_close(st);
+}
+
+static void test_size_cap(void)
+{
+	int64_t run, before, after, cap;
+	struct sl_store *st = fill("size.db", 40, 0, &run);
+	sqlite3 *db = sl_store_db(st);
+	struct sl_retention p = { 0 };
+	struct sl_retention_stats s;
+
+	before = q_int(db, "SELECT (page_count - freelist_count) * page_size FROM "
+			   "pragma_page_count, pragma_freelist_count, pragma_page_size");
+	cap = before - 40000;
+	p.max_bytes = (uint64_t)cap;
+	is_int(sl_store_retention(st, &p, 20 * SEC, &s), 0, "retention with a size cap");
+	after = q_int(db, "SELECT (page_count - freelist_count) * page_size FROM "
+			  "pragma_page_count, pragma_freelist_count, pragma_page_size");
+	ok(after <= cap, "used bytes %lld -> %lld, cap %lld", (long long)before, (long long)after,
+	   (long long)cap);
+	ok(s.chunks_deleted > 0 && s.chunks_deleted < 40, "%llu oldest chunks deleted",
+	   (unsigned long long)s.chunks_deleted);
+	is_int(q_int(db, "SELECT min(ts_ns) FROM wakeups"), (int64_t)s.chunks_deleted * 100,
+	       "oldest first");
+	is_int(q_int(db, "SELECT count(*) FROM windows"), 40, "windows untouched");
+	sl_store_close(st);
+}
+
+static void test_writer_applies(void)
+{
+	char path[512];
+	struct sl_store *st = NULL;
+	struct sl_run_meta m = { .kernel_release = "6.18" };
+	struct sl_writer_opts o = { .retention_ms = 20,
+				    .commit_ms = 10,
+				    .retention = { .event_keep_ns = 1, .chunk_rows = 100 } };
+	struct sl_writer *w = NULL;
+	struct sl_writer_stats s;
+	int64_t run;
+
+	snprintf(path, sizeof(path), "%s/auto.db", tap_tmpdir());
+	if (sl_store_open(path, SL_STORE_CREATE, &st) || sl_store_run_begin(st, &m, &run) ||
+	    sl_writer_start(st, &o, &w))
+		return;
+	for (int k = 0; k < 5; k++) {
+		for (int i = 0; i < 100; i++)
+			sl_writer_push_wakeup(w, &(struct sl_wakeup_rec){ .run_id = run });
+		sl_writer_flush(w);
+	}
+	for (int i = 0; i < 50; i++) {
+		sl_writer_get_stats(w, &s);
+		if (s.chunks_deleted >= 5)
+			break;
+		usleep(10000);
+	}
+	is_int((int64_t)s.chunks_deleted, 5, "the writer deleted the 5 expired chunks itself");
+	is_int(sl_writer_stop(w), 0, "stop");
+	is_int(q_int(sl_store_db(st), "SELECT count(*) FROM wakeups"), 0, "rows gone");
+	is_int(q_int(sl_store_db(st), "SELECT count(*) FROM chunks"), 0, "chunks gone");
+	sl_store_close(st);
+}
+
+int main(void)
+{
+	test_expiry();
+	test_row_cap();
+	test_size_cap();
+	test_writer_applies();
+	return done_testing();
+}
