@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Acceptance test of the recorder under PostgreSQL 15 + pgbench (a cluster of our own in
+# a temp dir, on a unix socket): `schedlens record -d 5 -- pgbench ...` stores a run with
+# more than 100k wakeups and no lost events with default buffers, while `perf sched
+# record` runs on the same workload; sched_switch and wakeup counts per comm must agree
+# with perf's within 2%. Cleans up the cluster and any instance even on failure.
+set -u
+SL=${SL_BUILD:?}/schedlens
+T=/sys/kernel/tracing
+PGBIN=/usr/lib/postgresql/15/bin
+n=0
+fail=0
+pg_up=0
+perf_pid=
+rec_pid=
+
+ok() {
+	n=$((n + 1))
+	if eval "$2"; then echo "ok $n - $1"; return 0; fi
+	echo "not ok $n - $1"; fail=1; return 1
+}
+as_pg() { runuser -u postgres -- "$@"; }
+cleanup() {
+	[ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
+	[ -n "$rec_pid" ] && kill -9 "$rec_pid" 2>/dev/null
+	[ -n "$rec_pid" ] && rmdir "$T/instances/schedlens.$rec_pid" 2>/dev/null
+	[ "$pg_up" = 1 ] && as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -m immediate stop >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+for x in "$PGBIN/pg_ctl" "$PGBIN/pgbench" perf; do
+	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing (make deps)"; exit 0; fi
+done
+if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
+	echo "1..0 # SKIP needs root and tracefs"; exit 0
+fi
+tmp=$(mktemp -d)
+chmod 755 "$tmp" && chown postgres "$tmp"
+trap cleanup EXIT
+mkdir "$tmp/sock" && chown postgres "$tmp/sock"
+on0=$(cat $T/tracing_on); ev0=$(cat $T/set_event)
+
+as_pg "$PGBIN/initdb" -D "$tmp/data" -A trust -U postgres >"$tmp/initdb.log" 2>&1
+ok "initdb" '[ $? -eq 0 ]' || exit 1
+as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -l "$tmp/pg.log" -w \
+	-o "-k $tmp/sock -p 54329 -c listen_addresses= -c max_connections=50" start >/dev/null 2>&1 && pg_up=1
+ok "postgres started" '[ $pg_up = 1 ]' || { tail -5 "$tmp/pg.log" | sed 's/^/# /'; exit 1; }
+as_pg "$PGBIN/pgbench" -h "$tmp/sock" -p 54329 -U postgres -i -s 1 postgres >"$tmp/init.log" 2>&1
+ok "pgbench -i -s 1" '[ $? -eq 0 ]'
+
+perf sched record -o "$tmp/perf.data" >"$tmp/perf.log" 2>&1 &
+perf_pid=$!
+sleep 2
+"$SL" record -d 5 -l pgbench-S -o "$tmp/run.db" --json -- \
+	runuser -u postgres -- "$PGBIN/pgbench" -h "$tmp/sock" -p 54329 -U postgres -S -c 8 -j 2 -T 4 \
+	postgres >"$tmp/rec.out" 2>"$tmp/rec.err" &
+rec_pid=$!
+wait "$rec_pid"; rc=$?; rec_pid=
+sleep 1
+kill -INT "$perf_pid"; wait "$perf_pid"; perf_pid=
+# the command shares our stdout: the JSON summary is the last line
+tail -n 1 "$tmp/rec.out" >"$tmp/rec.json"
+ok "record exited 0 (pgbench ran to its end)" '[ $rc -eq 0 ]' || cat "$tmp/rec.err" >&2
+
+get() { python3 -c "import json,sys; d=json.load(open('$tmp/rec.json')); print($1)"; }
+wk=$(get 'd["wakeups"]'); lost=$(get 'd["lost"]'); tps=$(grep -o 'tps = [0-9.]*' "$tmp/rec.out" | head -1)
+echo "# recorder: $(get 'd["events_total"]') events, $wk wakeups, lost $lost, readers $(get 'd["reader_cpu_s"]') CPU-s; pgbench $tps"
+ok "more than 100k wakeups ($wk)" '[ "$wk" -gt 100000 ]'
+ok "zero lost events with default buffers ($lost)" '[ "$lost" -eq 0 ]'
+row=$(sqlite3 "$tmp/run.db" "select lost_events, has_gaps, trace_clock, workload, events from runs")
+ok "stored run: lost 0, no gaps, clock mono, label ($row)" '[[ "$row" == 0\|0\|mono\|pgbench-S\|* ]]'
+
+# perf's view, per comm: sched_switch by prev_comm, sched_waking/wakeup by the wakee's comm
+# (perf sched record takes sched_waking and sched_wakeup_new, not sched_wakeup, on this perf)
+perf script -i "$tmp/perf.data" -F event,trace 2>/dev/null | python3 -c '
+import json, re, sys
+sw, wk, wkg = {}, {}, {}
+for line in sys.stdin:
+    m = re.match(r"\s*sched:(\w+):\s*(.*)", line)
+    if not m:
+        continue
+    ev, rest = m.groups()
+    if ev == "sched_switch":
+        c = re.search(r"prev_comm=(.*?) prev_pid=", rest)
+        if c: sw[c.group(1)] = sw.get(c.group(1), 0) + 1
+    elif ev in ("sched_wakeup", "sched_waking"):
+        c = re.match(r"comm=(.*?) pid=", rest) or re.match(r"(.*?):\d+ ", rest)
+        d = wkg if ev == "sched_waking" else wk
+        if c: d[c.group(1)] = d.get(c.group(1), 0) + 1
+json.dump({"switch": sw, "wakeup": wk, "waking": wkg}, open(sys.argv[1], "w"))
+' "$tmp/perf.json"
+cmp=$(python3 - "$tmp/rec.json" "$tmp/perf.json" <<'PY'
+import json, sys
+ours = {g["name"]: g for g in json.load(open(sys.argv[1]))["comms"]}
+perf = json.load(open(sys.argv[2]))
+out = []
+for comm in ("postgres", "pgbench"):
+    for kind in ("switch", "waking", "wakeup"):
+        p = perf[kind].get(comm, 0)
+        o = ours.get(comm, {}).get(kind, 0)
+        if not sum(perf[kind].values()):
+            continue  # perf sched record does not record this event type here
+        rel = abs(o - p) / max(p, 1)
+        out.append("%s:%s ours=%d perf=%d diff=%.2f%%:%s" % (comm, kind, o, p, 100 * rel, "ok" if rel <= 0.02 else "BAD"))
+print("\n".join(out))
+PY
+)
+echo "$cmp" | sed 's/^/# /'
+ok "perf saw the workload (postgres switches > 10000)" \
+	'python3 -c "import json; exit(json.load(open(\"$tmp/perf.json\"))[\"switch\"].get(\"postgres\", 0) <= 10000)"'
+ok "perf sched record agrees per comm within 2%" '[ -n "$cmp" ] && ! echo "$cmp" | grep -q BAD'
+ok "top-level tracing_on unchanged" '[ "$(cat $T/tracing_on)" = "$on0" ]'
+ok "top-level set_event unchanged" '[ "$(cat $T/set_event)" = "$ev0" ]'
+ok "no schedlens instance left" '! ls $T/instances | grep -q "^schedlens\."'
+echo "1..$n"
+exit $fail
