@@ -64,6 +64,8 @@ TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))
 SYNTH_MAIN := tests/synth/slsynth.c
 SYNTH_SRC := $(filter-out $(SYNTH_MAIN),$(sort $(wildcard tests/synth/*.c)))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+# programs the integration tests drive (e.g. a store writer to SIGKILL)
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
 
 LIB := $(O)/libschedlens.a
@@ -77,6 +79,7 @@ UNIT_BIN := $(UNIT_SRC:%.c=$(O)/%)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o) $(SYNTH_SRC:%.c=$(O)/%.o)
 SYNTH_BIN := $(if $(wildcard $(SYNTH_MAIN)),$(O)/slsynth)
 BENCH_BIN := $(BENCH_SRC:%.c=$(O)/%)
+HELPER_BIN := $(HELPER_SRC:%.c=$(O)/%)
 GEN_H := $(O)/gen/schema-sql.h
 
 all: $(LIB) $(CLI_BIN) $(DAEMON_BIN)
@@ -114,9 +117,13 @@ $(O)/tests/bench/%: $(O)/tests/bench/%.o $(TESTLIB_OBJ) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
 
+$(O)/tests/helpers/%: $(O)/tests/helpers/%.o $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
 # Unit tests are TAP programs; integration tests are TAP shell scripts that find the
 # binaries through SL_BUILD. prove prints the summary CI reads.
-check: all $(UNIT_BIN) $(SYNTH_BIN)
+check: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f --exec '' $(UNIT_BIN) \
 		$(sort $(wildcard tests/integration/*.t))
 
@@ -133,7 +140,7 @@ deps:
 	scripts/install-deps
 
 FORMAT_FILES = $(sort $(wildcard lib/*.[ch] cli/*.[ch] daemon/*.[ch] tests/unit/*.[ch] \
-	tests/synth/*.[ch] tests/bench/*.[ch] tests/fuzz/*.[ch]))
+	tests/helpers/*.[ch] tests/synth/*.[ch] tests/bench/*.[ch] tests/fuzz/*.[ch]))
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:
