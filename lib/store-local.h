@@ -22,6 +22,9 @@ struct sl_store {
 	int version;
 };
 
+/* sl_store_connect() flag beside enum sl_store_flags: the connection stays in one thread. */
+#define SL_STORE_ONE_THREAD (1u << 16)
+
 /* One migration: schema/NNNN-<name>.sql. */
 struct sl_store_step {
 	const char *name;

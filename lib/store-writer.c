@@ -24,6 +24,7 @@
 #define DEFAULT_COMMIT_MS 250
 #define DEFAULT_COMMIT_ROWS 200000
 #define DEFAULT_RETENTION_MS 10000
+#define MULTI_ROWS 16 /* rows per multi-row INSERT of event rows */
 
 struct qitem {
 	uint8_t type; /* enum sl_row_type */
@@ -72,6 +73,8 @@ struct sl_writer {
 	/* The thread's own. */
 	sqlite3 *db;
 	sqlite3_stmt *ins[SL_ROW_TYPES];
+	sqlite3_stmt *ins_multi[SL_ROW_TYPES]; /* MULTI_ROWS rows at once, event types only */
+	int ncols[SL_ROW_TYPES];
 	sqlite3_stmt *chunk_new, *chunk_set, *drop_add;
 	struct chunk_state chunk[SL_ROW_TYPES], saved[SL_ROW_TYPES];
 	struct qitem batch[TAKE_MAX];
@@ -241,22 +244,25 @@ static void bind_opt_time(sqlite3_stmt *st, int col, uint64_t v)
 		sqlite3_bind_int64(st, col, (int64_t)v);
 }
 
-/* Binds a row; returns its time for the chunk's min/max. */
-static int64_t bind_row(sqlite3_stmt *st, const struct qitem *it, uint8_t *blob)
+/*
+ * Binds a row at parameters o + 1, o + 2, ... (o > 0 for the later rows of a multi-row
+ * insert); returns its time for the chunk's min/max.
+ */
+static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t *blob)
 {
 	switch (it->type) {
 	case SL_ROW_SLICE: {
 		const struct sl_slice_rec *r = &it->slice;
 		char state[3] = { r->end_state, r->end_preempt ? '+' : 0, 0 };
 
-		sqlite3_bind_int64(st, 1, r->run_id);
-		sqlite3_bind_int(st, 2, r->cpu);
-		sqlite3_bind_int64(st, 3, (int64_t)r->start_ns);
-		sqlite3_bind_int64(st, 4, (int64_t)r->dur_ns);
-		sqlite3_bind_int(st, 5, r->pid);
-		sqlite3_bind_int(st, 6, r->prio);
+		sqlite3_bind_int64(st, o + 1, r->run_id);
+		sqlite3_bind_int(st, o + 2, r->cpu);
+		sqlite3_bind_int64(st, o + 3, (int64_t)r->start_ns);
+		sqlite3_bind_int64(st, o + 4, (int64_t)r->dur_ns);
+		sqlite3_bind_int(st, o + 5, r->pid);
+		sqlite3_bind_int(st, o + 6, r->prio);
 		if (r->end_state)
-			sqlite3_bind_text(st, 7, state, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(st, o + 7, state, -1, SQLITE_TRANSIENT);
 		else
 			sqlite3_bind_null(st, 7);
 		return (int64_t)r->start_ns;
@@ -264,62 +270,62 @@ static int64_t bind_row(sqlite3_stmt *st, const struct qitem *it, uint8_t *blob)
 	case SL_ROW_WAKEUP: {
 		const struct sl_wakeup_rec *r = &it->wakeup;
 
-		sqlite3_bind_int64(st, 1, r->run_id);
-		sqlite3_bind_int64(st, 2, (int64_t)r->ts_ns);
-		sqlite3_bind_int(st, 3, r->pid);
-		sqlite3_bind_int(st, 4, r->kind);
-		bind_opt_int(st, 5, r->waker_pid);
-		bind_opt_int(st, 6, r->waker_cpu);
-		bind_opt_int(st, 7, r->prev_cpu);
-		sqlite3_bind_int(st, 8, r->target_cpu);
-		bind_opt_int(st, 9, r->run_cpu);
-		bind_opt_time(st, 10, r->latency_ns);
-		sqlite3_bind_int(st, 11, r->class_prev);
-		sqlite3_bind_int(st, 12, r->class_waker);
-		sqlite3_bind_int(st, 13, r->target_state);
-		sqlite3_bind_int(st, 14, r->llc_idle);
-		sqlite3_bind_int(st, 15, r->missed_idle);
-		sqlite3_bind_int(st, 16, r->missed_smt);
-		bind_opt_int(st, 17, r->preempted_pid > 0 ? r->preempted_pid : SL_REC_NONE);
-		sqlite3_bind_int(st, 18, r->policy_known);
-		sqlite3_bind_int(st, 19, r->policy_agree);
+		sqlite3_bind_int64(st, o + 1, r->run_id);
+		sqlite3_bind_int64(st, o + 2, (int64_t)r->ts_ns);
+		sqlite3_bind_int(st, o + 3, r->pid);
+		sqlite3_bind_int(st, o + 4, r->kind);
+		bind_opt_int(st, o + 5, r->waker_pid);
+		bind_opt_int(st, o + 6, r->waker_cpu);
+		bind_opt_int(st, o + 7, r->prev_cpu);
+		sqlite3_bind_int(st, o + 8, r->target_cpu);
+		bind_opt_int(st, o + 9, r->run_cpu);
+		bind_opt_time(st, o + 10, r->latency_ns);
+		sqlite3_bind_int(st, o + 11, r->class_prev);
+		sqlite3_bind_int(st, o + 12, r->class_waker);
+		sqlite3_bind_int(st, o + 13, r->target_state);
+		sqlite3_bind_int(st, o + 14, r->llc_idle);
+		sqlite3_bind_int(st, o + 15, r->missed_idle);
+		sqlite3_bind_int(st, o + 16, r->missed_smt);
+		bind_opt_int(st, o + 17, r->preempted_pid > 0 ? r->preempted_pid : SL_REC_NONE);
+		sqlite3_bind_int(st, o + 18, r->policy_known);
+		sqlite3_bind_int(st, o + 19, r->policy_agree);
 		return (int64_t)r->ts_ns;
 	}
 	case SL_ROW_PREEMPT: {
 		const struct sl_preempt_rec *r = &it->preempt;
 
-		sqlite3_bind_int64(st, 1, r->run_id);
-		sqlite3_bind_int64(st, 2, (int64_t)r->ts_ns);
-		sqlite3_bind_int(st, 3, r->cpu);
-		sqlite3_bind_int(st, 4, r->victim_pid);
-		sqlite3_bind_int(st, 5, r->preemptor_pid);
-		sqlite3_bind_int(st, 6, r->cause);
-		bind_opt_time(st, 7, r->off_ns);
-		sqlite3_bind_int(st, 8, r->same_group);
-		sqlite3_bind_int(st, 9, r->hub);
-		sqlite3_bind_int(st, 10, r->waiters);
-		sqlite3_bind_int64(st, 11, (int64_t)r->lhp_cost_ns);
-		sqlite3_bind_int(st, 12, r->delayed_wakeups);
-		sqlite3_bind_int(st, 13, r->censored);
+		sqlite3_bind_int64(st, o + 1, r->run_id);
+		sqlite3_bind_int64(st, o + 2, (int64_t)r->ts_ns);
+		sqlite3_bind_int(st, o + 3, r->cpu);
+		sqlite3_bind_int(st, o + 4, r->victim_pid);
+		sqlite3_bind_int(st, o + 5, r->preemptor_pid);
+		sqlite3_bind_int(st, o + 6, r->cause);
+		bind_opt_time(st, o + 7, r->off_ns);
+		sqlite3_bind_int(st, o + 8, r->same_group);
+		sqlite3_bind_int(st, o + 9, r->hub);
+		sqlite3_bind_int(st, o + 10, r->waiters);
+		sqlite3_bind_int64(st, o + 11, (int64_t)r->lhp_cost_ns);
+		sqlite3_bind_int(st, o + 12, r->delayed_wakeups);
+		sqlite3_bind_int(st, o + 13, r->censored);
 		return (int64_t)r->ts_ns;
 	}
 	case SL_ROW_TASK: {
 		const struct sl_task_rec *r = &it->task;
 
-		sqlite3_bind_int64(st, 1, r->run_id);
-		sqlite3_bind_int(st, 2, r->pid);
-		bind_opt_int(st, 3, r->tgid);
-		sqlite3_bind_text(st, 4, r->comm, (int)strnlen(r->comm, sizeof(r->comm)),
+		sqlite3_bind_int64(st, o + 1, r->run_id);
+		sqlite3_bind_int(st, o + 2, r->pid);
+		bind_opt_int(st, o + 3, r->tgid);
+		sqlite3_bind_text(st, o + 4, r->comm, (int)strnlen(r->comm, sizeof(r->comm)),
 				  SQLITE_STATIC);
-		sqlite3_bind_text(st, 5, r->grp, (int)strnlen(r->grp, sizeof(r->grp)),
+		sqlite3_bind_text(st, o + 5, r->grp, (int)strnlen(r->grp, sizeof(r->grp)),
 				  SQLITE_STATIC);
-		sqlite3_bind_int64(st, 6, (int64_t)r->first_ns);
+		sqlite3_bind_int64(st, o + 6, (int64_t)r->first_ns);
 		return (int64_t)r->first_ns;
 	}
 	default: {
 		const struct sl_window_rec *r = it->window;
 		const struct sl_hist *h = &r->latency;
-		int c = 1;
+		int c = o + 1;
 
 		sqlite3_bind_int64(st, c++, r->run_id);
 		sqlite3_bind_text(st, c++, r->grp, (int)strnlen(r->grp, sizeof(r->grp)),
@@ -373,32 +379,66 @@ static void set_error(struct sl_writer *w, int err)
 	}
 }
 
-static int insert_one(struct sl_writer *w, const struct qitem *it, uint64_t now_wall)
+static void chunk_note(struct chunk_state *c, int64_t first_rowid, int64_t last_rowid,
+		       int64_t min_ns, int64_t max_ns, uint64_t rows, uint64_t now_wall)
+{
+	if (!c->rows) {
+		c->first_rowid = first_rowid;
+		c->min_ns = min_ns;
+		c->max_ns = max_ns;
+		c->opened_wall = now_wall;
+	}
+	c->last_rowid = last_rowid;
+	c->rows += rows;
+	if (min_ns < c->min_ns)
+		c->min_ns = min_ns;
+	if (max_ns > c->max_ns)
+		c->max_ns = max_ns;
+}
+
+/*
+ * Inserts items[0], or MULTI_ROWS of them with one statement when that many event rows
+ * of one type follow: a multi-row INSERT saves most of SQLite's per-statement work.
+ * *ret_used is the number of items consumed (also on error).
+ */
+static int insert_items(struct sl_writer *w, const struct qitem *items, size_t n, uint64_t now_wall,
+			size_t *ret_used)
 {
 	static __thread uint8_t blob[SL_HIST_BLOB_MAX];
-	sqlite3_stmt *st = w->ins[it->type];
-	struct chunk_state *c = &w->chunk[it->type];
-	int64_t ts = bind_row(st, it, blob);
-	int rc = sqlite3_step(st);
+	int type = items[0].type;
+	sqlite3_stmt *st = w->ins[type];
+	int64_t ts, min_ns, max_ns, rowid;
+	size_t rows = 1;
+	int rc;
 
+	if (w->ins_multi[type] && n >= MULTI_ROWS) {
+		while (rows < MULTI_ROWS && items[rows].type == type)
+			rows++;
+		if (rows == MULTI_ROWS)
+			st = w->ins_multi[type];
+		else
+			rows = 1;
+	}
+	*ret_used = rows;
+	min_ns = INT64_MAX;
+	max_ns = INT64_MIN;
+	for (size_t i = 0; i < rows; i++) {
+		ts = bind_row(st, (int)i * w->ncols[type], &items[i], blob);
+		if (ts < min_ns)
+			min_ns = ts;
+		if (ts > max_ns)
+			max_ns = ts;
+	}
+	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return sl_store_dberr(w->store->path, w->db, rc, "writing rows to");
-	if (!sl_store_chunk_table[it->type])
+	if (!sl_store_chunk_table[type])
 		return 0;
-	int64_t rowid = sqlite3_last_insert_rowid(w->db);
-
-	if (!c->rows) {
-		c->first_rowid = rowid;
-		c->min_ns = c->max_ns = ts;
-		c->opened_wall = now_wall;
-	}
-	c->last_rowid = rowid;
-	c->rows++;
-	if (ts < c->min_ns)
-		c->min_ns = ts;
-	if (ts > c->max_ns)
-		c->max_ns = ts;
+	/* rows of one INSERT get consecutive rowids: the table's largest rowid + 1, + 2, ... */
+	rowid = sqlite3_last_insert_rowid(w->db);
+	chunk_note(&w->chunk[type], rowid - (int64_t)rows + 1, rowid, min_ns, max_ns, rows,
+		   now_wall);
 	return 0;
 }
 
@@ -569,7 +609,8 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 
 		now_wall = sl_store_now_wall();
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n;) {
+			size_t used = 1;
 			int err = 0;
 
 			if (!in_txn) {
@@ -580,10 +621,13 @@ static void *writer_main(void *arg)
 				memset(txn_written, 0, sizeof(txn_written));
 			}
 			if (!err)
-				err = insert_one(w, &w->batch[i], now_wall);
-			free_item(&w->batch[i]);
-			txn_rows++;
-			txn_written[w->batch[i].type]++;
+				err = insert_items(w, &w->batch[i], n - i, now_wall, &used);
+			for (size_t j = i; j < i + used; j++) {
+				free_item(&w->batch[j]);
+				txn_rows++;
+				txn_written[w->batch[j].type]++;
+			}
+			i += used;
 			if (err) {
 				if (in_txn)
 					fail(w, err, txn_rows);
@@ -652,8 +696,10 @@ static void *writer_main(void *arg)
 
 static void free_writer(struct sl_writer *w)
 {
-	for (int t = 0; t < SL_ROW_TYPES; t++)
+	for (int t = 0; t < SL_ROW_TYPES; t++) {
 		sqlite3_finalize(w->ins[t]);
+		sqlite3_finalize(w->ins_multi[t]);
+	}
 	sqlite3_finalize(w->chunk_new);
 	sqlite3_finalize(w->chunk_set);
 	sqlite3_finalize(w->drop_add);
@@ -672,6 +718,33 @@ static int prepare(struct sl_writer *w, const char *sql, sqlite3_stmt **ret)
 	if (rc != SQLITE_OK)
 		return sl_store_dberr(w->store->path, w->db, rc, "preparing the writer for");
 	return 0;
+}
+
+/* insert_sql[t] with MULTI_ROWS value lists. */
+static int prepare_multi(struct sl_writer *w, int t)
+{
+	const char *values = strstr(insert_sql[t], "VALUES ");
+	size_t row_len, len;
+	char *sql;
+	int err;
+
+	if (!values)
+		return sl_error(-EINVAL, "bad insert statement for %s", sl_store_chunk_table[t]);
+	values += strlen("VALUES ");
+	row_len = strlen(values);
+	len = strlen(insert_sql[t]) + (MULTI_ROWS - 1) * (row_len + 2) + 1;
+	sql = malloc(len);
+	if (!sql)
+		return sl_error(-ENOMEM, "starting the writer for '%s': out of memory",
+				w->store->path);
+	strcpy(sql, insert_sql[t]);
+	for (int i = 1; i < MULTI_ROWS; i++) {
+		strcat(sql, ", ");
+		strcat(sql, values);
+	}
+	err = prepare(w, sql, &w->ins_multi[t]);
+	free(sql);
+	return err;
 }
 
 int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
@@ -721,11 +794,16 @@ int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 		err = sl_error(-ENOMEM, "starting the writer for '%s': out of memory", store->path);
 		goto free;
 	}
-	err = sl_store_connect(store->path, 0, store->busy_ms, w->opts.max_page_count, &w->db);
+	err = sl_store_connect(store->path, SL_STORE_ONE_THREAD, store->busy_ms,
+			       w->opts.max_page_count, &w->db);
 	if (err)
 		goto free;
-	for (int t = 0; t < SL_ROW_TYPES && !err; t++)
+	for (int t = 0; t < SL_ROW_TYPES && !err; t++) {
 		err = prepare(w, insert_sql[t], &w->ins[t]);
+		w->ncols[t] = sqlite3_bind_parameter_count(w->ins[t]);
+		if (!err && t != SL_ROW_TASK && t != SL_ROW_WINDOW)
+			err = prepare_multi(w, t);
+	}
 	if (!err)
 		err = prepare(w,
 			      "INSERT INTO chunks (first_rowid, last_rowid, rows, min_ns, max_ns, "

@@ -119,6 +119,9 @@ int sl_store_connect(const char *path, unsigned int flags, unsigned int busy_ms,
 
 	if (flags & SL_STORE_RDONLY)
 		oflags = SQLITE_OPEN_READONLY;
+	/* a connection used by one thread only skips SQLite's per-call mutex */
+	if (flags & SL_STORE_ONE_THREAD)
+		oflags |= SQLITE_OPEN_NOMUTEX;
 	else if (flags & SL_STORE_CREATE)
 		oflags |= SQLITE_OPEN_CREATE;
 	if (!(oflags & SQLITE_OPEN_CREATE) && stat(path, &sb) < 0)
