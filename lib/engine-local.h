@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Private to the engine: per-CPU and per-task state, the open preemption records, the
+ * open windows, and the functions the engine's files share. engine.c owns the state and
+ * the event dispatch; engine-wakeup.c builds wakeup records and the policy fingerprint;
+ * engine-preempt.c builds preemption records, LHP waiters and hubs; engine-window.c keeps
+ * the windows; tasktab.c is the pid -> task table; groups.c interns group names.
+ */
+#ifndef SL_ENGINE_LOCAL_H
+#define SL_ENGINE_LOCAL_H
+
+#include "engine.h"
+#include "groups.h"
+#include "policy.h"
+#include "tasktab.h"
+
+#define MAX_HANDLERS 8
+
+/* Per-CPU state. A CPU is "known" from its first sched_switch until a gap. */
+struct cpu_state {
+	int32_t curr; /* running pid, 0 = idle; meaningful only if known */
+	int16_t curr_prio;
+	bool known;
+	bool avail; /* known, idle and unclaimed: what the kernel's idle_cpu() sees */
+	int32_t claims; /* wakees placed here that have not run yet */
+	uint32_t epoch; /* bumped at a gap, so stale claims are not released twice */
+	uint64_t since; /* when curr switched in */
+};
+
+/* An open preemption record: the victim is off-CPU, or resumed within the horizon. */
+struct open_preempt {
+	struct sl_preempt_rec rec;
+	uint64_t t1; /* victim's switch-in, valid once resumed */
+	uint16_t group;
+	bool in_use;
+	bool resumed;
+	int32_t next_free;
+};
+
+/* Per-window accumulators: "*" plus one per group seen in the window. */
+struct window {
+	uint64_t start_ns;
+	uint64_t events;
+	uint64_t lost;
+	int nr_groups;
+	int cap_groups;
+	struct sl_window_rec *groups; /* [0] is "*" */
+	int16_t *slot_of_group; /* group id -> index in groups, -1 if none */
+};
+
+struct sl_engine {
+	struct sl_engine_config cfg;
+	struct sl_engine_sink sink;
+	struct sl_sched_handler handlers[MAX_HANDLERS];
+	int nr_handlers;
+	struct sl_engine_stats stats;
+
+	const struct sl_topo *topo;
+	struct sl_policy_topo ptopo; /* per-LLC and per-core counters, buddies */
+	int nr_cpus; /* state table size */
+	struct cpu_state *cpus;
+
+	struct sl_tasktab tasks;
+	struct sl_groups groups;
+
+	struct open_preempt *preempts;
+	int32_t preempt_cap, preempt_used, preempt_free;
+
+	/* windows: a ring of the open ones, oldest first */
+	bool started;
+	bool finished;
+	uint64_t origin_ns; /* start of window 0 */
+	uint64_t now_ns; /* newest event time */
+	uint64_t next_boundary_ns;
+	struct window *win;
+	int nr_win; /* ring capacity */
+	int64_t win_first; /* index of the oldest open window */
+	int64_t win_last; /* index of the newest open window */
+};
+
+/* engine.c */
+struct sl_task *engine_task(struct sl_engine *e, int32_t pid, const char *comm, uint64_t ts);
+void engine_cpu_set(struct sl_engine *e, int cpu, bool known, int32_t curr);
+void engine_claim(struct sl_engine *e, struct sl_task *t, int cpu);
+void engine_unclaim(struct sl_engine *e, struct sl_task *t);
+bool engine_cpu_known(const struct sl_engine *e, int cpu);
+
+/* engine-wakeup.c */
+void wakeup_on_waking(struct sl_engine *e, const struct sl_event *ev);
+void wakeup_on_wakeup(struct sl_engine *e, const struct sl_event *ev);
+void wakeup_on_switch_in(struct sl_engine *e, struct sl_task *next, const struct sl_event *ev,
+			 int32_t preempted_pid);
+void wakeup_censor(struct sl_engine *e, struct sl_task *t);
+void wakeup_drop(struct sl_engine *e, struct sl_task *t);
+
+/* engine-preempt.c */
+int preempt_init(struct sl_engine *e);
+void preempt_free(struct sl_engine *e);
+void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task *next,
+		       const struct sl_event *ev);
+void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task *wakee,
+		      uint64_t ts);
+void preempt_sweep(struct sl_engine *e, uint64_t censor_before_ns, bool all);
+void preempt_drop_cpu(struct sl_engine *e, int cpu);
+void hubs_on_boundary(struct sl_engine *e);
+
+/* engine-window.c */
+int window_init(struct sl_engine *e);
+void window_free(struct sl_engine *e);
+struct sl_window_rec *window_for(struct sl_engine *e, uint64_t ts, uint16_t group);
+void window_count_event(struct sl_engine *e, uint64_t ts);
+/* Opens the windows up to the one holding ts, so quiet time at the end is covered. */
+void window_extend(struct sl_engine *e, uint64_t ts);
+void window_count_lost(struct sl_engine *e, uint64_t ts, uint64_t count);
+void window_close_before(struct sl_engine *e, uint64_t end_ns);
+
+#endif

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The analysis engine on hand-built event streams with known answers, on the Westmere
+ * fixture (80 CPUs, sibling of n is n+40, LLC = one socket of 10 cores): every
+ * class_prev / class_waker, every target state, missed_idle and missed_smt, latency,
+ * both preemption causes, an LHP with two waiters and its exact cost, a same-group
+ * preemption that is not LHP, censoring at run end, the reset after a lost-events gap,
+ * windows, the buddy table and the policy fingerprint.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "policy.h"
+#include "tap.h"
+#include "topo.h"
+
+#define MAXREC 4096
+
+static struct sl_topo *westmere, *epyc;
+static struct sl_engine *E;
+static int cur[SL_TOPO_MAX_CPUS];
+static uint64_t T;
+
+static struct sl_wakeup_rec wakeups[MAXREC];
+static struct sl_preempt_rec preempts[MAXREC];
+static struct sl_window_rec windows[MAXREC];
+static struct sl_slice_rec slices[MAXREC];
+static int nr_wakeups, nr_preempts, nr_windows, nr_slices;
+
+static void on_wakeup(void *ctx, const struct sl_wakeup_rec *r)
+{
+	if (nr_wakeups < MAXREC)
+		wakeups[nr_wakeups++] = *r;
+}
+
+static void on_preempt(void *ctx, const struct sl_preempt_rec *r)
+{
+	if (nr_preempts < MAXREC)
+		preempts[nr_preempts++] = *r;
+}
+
+static void on_window(void *ctx, const struct sl_window_rec *r)
+{
+	if (nr_windows < MAXREC)
+		windows[nr_windows++] = *r;
+}
+
+static void on_slice(void *ctx, const struct sl_slice_rec *r)
+{
+	if (nr_slices < MAXREC)
+		slices[nr_slices++] = *r;
+}
+
+static const char *comm_of(int pid)
+{
+	if (pid == 0)
+		return "swapper";
+	if (pid >= 5000)
+		return "init";
+	if (pid >= 900)
+		return "bash";
+	return "postgres";
+}
+
+static void feed(struct sl_event *ev)
+{
+	ev->ts_ns = T;
+	sl_engine_feed(E, ev, 1);
+}
+
+/* cpu switches from whatever runs there to next; prev leaves in state st ('R', 'S'...) */
+static void sw(int cpu, char st, int next)
+{
+	struct sl_event ev = { .type = SL_EV_SWITCH, .cpu = cpu, .common_pid = cur[cpu] };
+
+	ev.sw.prev_pid = cur[cpu];
+	ev.sw.next_pid = next;
+	ev.sw.prev_prio = ev.sw.next_prio = 120;
+	ev.sw.prev_state = st;
+	ev.sw.prev_preempt = st == 'R';
+	snprintf(ev.sw.prev_comm, SL_COMM_LEN, "%s", comm_of(cur[cpu]));
+	snprintf(ev.sw.next_comm, SL_COMM_LEN, "%s", comm_of(next));
+	feed(&ev);
+	cur[cpu] = next;
+}
+
+/* waker (running on waker_cpu) wakes pid, last on prev_cpu, onto target */
+static void wake(int waker_cpu, int pid, int prev_cpu, int target)
+{
+	struct sl_event ev = { .type = SL_EV_WAKING, .cpu = waker_cpu };
+
+	ev.common_pid = cur[waker_cpu];
+	ev.wake.pid = pid;
+	ev.wake.prio = 120;
+	ev.wake.target_cpu = prev_cpu;
+	snprintf(ev.wake.comm, SL_COMM_LEN, "%s", comm_of(pid));
+	feed(&ev);
+	ev.type = SL_EV_WAKEUP;
+	ev.wake.target_cpu = target;
+	feed(&ev);
+}
+
+static void lost(int cpu, uint64_t count)
+{
+	struct sl_event ev = { .type = SL_EV_LOST, .cpu = cpu };
+
+	ev.lost.count = count;
+	feed(&ev);
+}
+
+/* A fresh engine; if known, every CPU first runs an "init" task that goes to sleep,
+ * so each CPU's state is known and idle. */
+static void start(const struct sl_topo *topo, bool known)
+{
+	struct sl_engine_config cfg;
+	struct sl_engine_sink sink = {
+		.wakeup = on_wakeup, .preempt = on_preempt, .window = on_window, .slice = on_slice
+	};
+
+	sl_engine_free(E);
+	sl_engine_config_default(&cfg);
+	cfg.topo = topo;
+	cfg.run_id = 7;
+	if (sl_engine_new(&cfg, &sink, &E)) {
+		printf("Bail out! sl_engine_new\n");
+		exit(1);
+	}
+	nr_wakeups = nr_preempts = nr_windows = nr_slices = 0;
+	memset(cur, 0, sizeof(cur));
+	T = 1000000;
+	for (int c = 0; known && topo && c < topo->nr_cpus; c++) {
+		cur[c] = 5000 + c;
+		sw(c, 'S', 0);
+		T += 10;
+	}
+}
+
+static const struct sl_wakeup_rec *last_wakeup(void)
+{
+	static const struct sl_wakeup_rec none;
+
+	return nr_wakeups ? &wakeups[nr_wakeups - 1] : &none;
+}
+
+static const struct sl_preempt_rec *find_preempt(int victim)
+{
+	for (int i = 0; i < nr_preempts; i++)
+		if (preempts[i].victim_pid == victim)
+			return &preempts[i];
+	return NULL;
+}
+
+static void test_classes(void)
+{
+	static const struct {
+		int target;
+		enum sl_relation prev, waker;
+	} cases[] = {
+		{ 0, SL_REL_SAME, SL_REL_LLC },	      { 40, SL_REL_SMT, SL_REL_LLC },
+		{ 1, SL_REL_LLC, SL_REL_SAME },	      { 41, SL_REL_LLC, SL_REL_SMT },
+		{ 10, SL_REL_REMOTE, SL_REL_REMOTE },
+	};
+
+	start(westmere, true);
+	T += 1000;
+	sw(1, 'S', 200); /* the waker runs on cpu1 */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int target = cases[i].target;
+
+		if (cur[1] != 200) {
+			T += 1000;
+			sw(1, 'S', 200);
+		}
+		T += 1000;
+		sw(0, 'S', 100); /* postgres 100 runs on cpu0 and sleeps */
+		T += 1000;
+		sw(0, 'S', 0);
+		T += 1000;
+		wake(1, 100, 0, target);
+		T += 2500;
+		sw(target, 'S', 100);
+		is_int(last_wakeup()->class_prev, cases[i].prev, "target %d: class_prev %s", target,
+		       sl_relation_name(cases[i].prev));
+		is_int(last_wakeup()->class_waker, cases[i].waker, "target %d: class_waker %s",
+		       target, sl_relation_name(cases[i].waker));
+		is_int(last_wakeup()->latency_ns, 2500, "target %d: latency 2500 ns", target);
+		is_int(last_wakeup()->run_cpu, target, "target %d: run_cpu", target);
+		is_int(last_wakeup()->waker_pid, 200, "target %d: waker pid from sched_waking",
+		       target);
+		is_int(last_wakeup()->waker_cpu, 1, "target %d: waker cpu", target);
+		is_int(last_wakeup()->prev_cpu, 0, "target %d: prev cpu", target);
+		T += 1000;
+		sw(target, 'S', 0);
+		cur[0] = 0;
+	}
+
+	/* the package class needs several LLCs per package: the EPYC fixture */
+	start(epyc, true);
+	T += 1000;
+	sw(1, 'S', 200);
+	T += 1000;
+	sw(0, 'S', 100);
+	T += 1000;
+	sw(0, 'S', 0);
+	T += 1000;
+	wake(1, 100, 0, 4); /* cpu4: next CCX, same package */
+	T += 1000;
+	sw(4, 'S', 100);
+	is_int(last_wakeup()->class_prev, SL_REL_PACKAGE, "epyc: class_prev package");
+	is_int(last_wakeup()->class_waker, SL_REL_PACKAGE, "epyc: class_waker package");
+	T += 1000;
+	wake(1, 300, 0, 100); /* cpu100: other package */
+	sl_engine_finish(E, T);
+	is_int(last_wakeup()->class_prev, SL_REL_REMOTE, "epyc: class_prev remote (censored)");
+}
+
+static void test_target_states(void)
+{
+	const struct sl_wakeup_rec *r;
+
+	start(westmere, true);
+	T += 1000;
+	sw(1, 'S', 200); /* waker busy on cpu1 */
+	T += 1000;
+	wake(1, 101, 5, 5);
+	T += 1000;
+	sw(5, 'S', 101);
+	r = last_wakeup();
+	is_int(r->target_state, SL_TS_IDLE, "idle target");
+	is_int(r->llc_idle, 19, "llc_idle: 20 CPUs in the LLC, the waker's busy");
+	is_int(r->missed_idle, 0, "idle target: no missed idle");
+
+	/* cpu5 busy running 101: wake 102 onto it while the LLC has idle CPUs */
+	T += 1000;
+	wake(1, 102, 5, 5);
+	T += 1000;
+	sw(5, 'R', 102);
+	r = last_wakeup();
+	is_int(r->target_state, SL_TS_BUSY, "busy target");
+	is_int(r->llc_idle, 18, "llc_idle 18 (cpu1 and cpu5 busy)");
+	is_int(r->missed_idle, 1, "busy target with idle CPUs in the LLC: missed_idle");
+	is_int(r->missed_smt, 1, "sibling cpu45 idle: missed_smt");
+	is_int(r->preempted_pid, 101, "the wakee replaced runnable 101");
+
+	/* sibling busy too: no missed_smt */
+	T += 1000;
+	sw(45, 'S', 300);
+	T += 1000;
+	wake(1, 103, 5, 5);
+	T += 1000;
+	sw(5, 'S', 103);
+	r = last_wakeup();
+	is_int(r->target_state, SL_TS_BUSY, "busy target, busy sibling");
+	is_int(r->missed_smt, 0, "sibling busy: no missed_smt");
+	is_int(r->missed_idle, 1, "still missed_idle");
+
+	/* claimed: 104 is placed on idle cpu7 and has not run when 105 lands there too */
+	T += 1000;
+	wake(1, 104, 7, 7);
+	T += 1000;
+	wake(1, 105, 8, 7);
+	T += 1000;
+	sw(7, 'S', 104);
+	T += 1000;
+	sw(7, 'S', 105);
+	r = last_wakeup();
+	is_int(r->pid, 105, "second wakee's record");
+	is_int(r->target_state, SL_TS_CLAIMED, "claimed target: stacking");
+	is_int(r->missed_idle, 1, "claimed with idle CPUs around: missed_idle");
+	is_int(r->latency_ns, 2000, "stacked wakee waited 2 us");
+	is_int(wakeups[nr_wakeups - 2].target_state, SL_TS_IDLE, "the first wakee found it idle");
+
+	/* the whole LLC busy: busy target but nothing missed */
+	start(westmere, true);
+	for (int c = 0; c < 10; c++) {
+		T += 100;
+		sw(c, 'S', 400 + c);
+		T += 100;
+		sw(c + 40, 'S', 450 + c);
+	}
+	T += 1000;
+	wake(1, 500, 3, 3);
+	T += 1000;
+	sw(3, 'R', 500);
+	r = last_wakeup();
+	is_int(r->target_state, SL_TS_BUSY, "all busy: busy target");
+	is_int(r->llc_idle, 0, "all busy: llc_idle 0");
+	is_int(r->missed_idle, 0, "all busy: nothing missed");
+
+	/* unknown: a CPU that has not switched yet */
+	start(westmere, false);
+	T += 1000;
+	sw(1, 'S', 200);
+	T += 1000;
+	wake(1, 101, 3, 3);
+	T += 1000;
+	sw(3, 'S', 101);
+	r = last_wakeup();
+	is_int(r->target_state, SL_TS_UNKNOWN, "CPU before its first switch: unknown");
+	is_int(r->missed_idle, 0, "unknown: no missed idle claimed");
+	is_int(r->policy_known, 0, "unknown LLC: no fingerprint");
+}
+
+static void test_preemptions(void)
+{
+	const struct sl_preempt_rec *p;
+
+	start(westmere, true);
+	/* wakeup preemption: 401 woken onto cpu2 preempts 400 */
+	T += 1000;
+	sw(1, 'S', 200);
+	T += 1000;
+	sw(2, 'S', 400);
+	T += 1000;
+	wake(1, 401, 2, 2);
+	T += 1000;
+	sw(2, 'R', 401);
+	/* tick preemption: 902 (bash) had been preempted before, so it was not woken */
+	T += 1000;
+	sw(3, 'S', 500);
+	T += 1000;
+	sw(3, 'R', 902);
+	T += 1000;
+	sw(3, 'R', 500);
+	T += 1000;
+	sw(3, 'R', 902);
+	T += 10 * 1000 * 1000;
+	sw(2, 'R', 400);
+	T += 10 * 1000 * 1000;
+	sw(1, 'S', 0);
+	sl_engine_finish(E, T);
+
+	p = find_preempt(400);
+	ok(p != NULL, "preemption of 400 recorded");
+	if (p) {
+		is_int(p->cause, SL_PC_WAKEUP, "woken preemptor: cause wakeup");
+		is_int(p->preemptor_pid, 401, "preemptor 401");
+		is_int(p->same_group, 1, "postgres preempted postgres: same group");
+		is_int(p->waiters, 0, "nobody waited on it");
+		is_int(p->off_ns, 10 * 1000 * 1000 + 4000, "off-CPU until it ran again");
+	}
+	p = find_preempt(500);
+	ok(p != NULL, "preemption of 500 recorded");
+	if (p) {
+		is_int(p->cause, SL_PC_TICK, "preemptor not freshly woken: cause tick");
+		is_int(p->same_group, 0, "bash preempted postgres: other group");
+		is_int(p->off_ns, 1000, "off 1 us");
+	}
+}
+
+static void test_lhp(void)
+{
+	const struct sl_preempt_rec *p;
+	uint64_t t0, t1;
+
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600); /* V runs on cpu4 */
+	T += 1000;
+	sw(6, 'S', 601); /* W1 runs on cpu6 ... */
+	T = 2000000;
+	sw(6, 'S', 0); /* ... and sleeps at tw1 = 2.000 ms, before t0 */
+	T = 2500000;
+	sw(1, 'S', 650); /* a waker for the preemptor */
+	T = 2600000;
+	wake(1, 602, 4, 4);
+	t0 = T = 3000000;
+	sw(4, 'R', 602); /* V preempted by 602 */
+	T = 3500000;
+	sw(8, 'S', 603);
+	T = 4000000;
+	sw(8, 'S', 0); /* W2 sleeps at tw2 = 4.000 ms, after t0 */
+	T = 4500000;
+	sw(9, 'S', 604);
+	T = 6000000;
+	sw(9, 'S', 0); /* 604 sleeps at 6 ms: after t1, so not a waiter */
+	T = 5000000 + 1000000;
+	t1 = T = 5500000 + 500000;
+	sw(4, 'S', 600); /* V resumes at t1 = 6.0 ms (602 blocks) */
+	T = 6100000;
+	wake(4, 601, 6, 6); /* V releases W1 */
+	T = 6200000;
+	wake(4, 603, 8, 8); /* and W2 */
+	T = 6300000;
+	wake(4, 604, 9, 9); /* 604 slept after t1: not a waiter */
+	T = 30000000;
+	sw(4, 'S', 0);
+	sl_engine_finish(E, T);
+
+	p = find_preempt(600);
+	ok(p != NULL, "LHP preemption recorded");
+	if (!p)
+		return;
+	is_int(p->waiters, 2, "two waiters");
+	/* W1: t1 - t0 (slept before t0); W2: t1 - tw2 */
+	is_int(p->lhp_cost_ns, (t1 - t0) + (t1 - 4000000), "exact LHP cost");
+	is_int(p->off_ns, t1 - t0, "victim off-CPU t1 - t0");
+	is_int(p->censored, 0, "completed, not censored");
+
+	/* a same-group preemption that is not LHP: the victim wakes nobody of its group
+	 * who slept before it resumed */
+	start(westmere, true);
+	T += 1000;
+	sw(2, 'S', 700);
+	T += 1000;
+	sw(5, 'S', 903); /* bash 903 sleeps before: other group */
+	T += 1000;
+	sw(5, 'S', 0);
+	T += 1000;
+	sw(1, 'S', 650);
+	T += 1000;
+	wake(1, 701, 2, 2);
+	T += 1000;
+	sw(2, 'R', 701);
+	T += 100000;
+	sw(2, 'S', 700);
+	T += 1000;
+	wake(2, 903, 5, 5);
+	T = 40000000;
+	sw(2, 'S', 0);
+	sl_engine_finish(E, T);
+	p = find_preempt(700);
+	ok(p && p->same_group && p->waiters == 0 && p->lhp_cost_ns == 0,
+	   "same-group preemption without waiters is not LHP");
+}
+
+static void test_censoring(void)
+{
+	const struct sl_preempt_rec *p;
+	struct sl_engine_stats st;
+
+	start(westmere, true);
+	T += 1000;
+	sw(3, 'S', 800);
+	T += 1000;
+	sw(3, 'R', 801); /* 800 never runs again */
+	T += 1000;
+	wake(3, 802, 9, 9); /* 802 never runs */
+	sl_engine_finish(E, T + 5000);
+	p = find_preempt(800);
+	ok(p && p->censored, "victim that never resumed: censored at run end");
+	ok(p && p->off_ns == SL_REC_NO_TIME, "its off-CPU time is unknown");
+	ok(nr_wakeups && last_wakeup()->pid == 802 && last_wakeup()->latency_ns == SL_REC_NO_TIME,
+	   "wakee that never ran: latency unknown");
+	sl_engine_get_stats(E, &st);
+	is_int(st.wakeups_censored, 1, "one censored wakeup counted");
+	ok(nr_slices > 0 && slices[nr_slices - 1].end_state == 0,
+	   "slices still running at the end are cut with no end state");
+}
+
+static void test_gap(void)
+{
+	int before;
+	struct sl_engine_stats st;
+
+	start(westmere, true);
+	T += 1000;
+	sw(1, 'S', 200);
+	T += 1000;
+	wake(1, 110, 9, 9); /* pending on cpu9 when the gap comes */
+	T += 1000;
+	lost(9, 123);
+	before = nr_wakeups;
+	T += 1000;
+	wake(1, 111, 9, 9);
+	T += 1000;
+	sw(9, 'S', 111);
+	is_int(nr_wakeups, before + 1, "the record pending across the gap is dropped");
+	is_int(last_wakeup()->pid, 111, "the new wakeup is recorded");
+	is_int(last_wakeup()->target_state, SL_TS_UNKNOWN, "after a gap the CPU is unknown");
+	T += 1000;
+	sw(9, 'S', 0);
+	T += 1000;
+	wake(1, 112, 9, 9);
+	T += 1000;
+	sw(9, 'S', 112);
+	is_int(last_wakeup()->target_state, SL_TS_IDLE, "known again after its next switch");
+	sl_engine_get_stats(E, &st);
+	is_int(st.lost_events, 123, "lost events counted");
+	is_int(st.gaps, 1, "one gap");
+}
+
+static void test_windows(void)
+{
+	uint64_t t0 = 1000000; /* the stream's first event */
+	int all = -1, pg = -1;
+
+	start(westmere, true);
+	T += 1000;
+	sw(1, 'S', 200);
+	for (int i = 0; i < 10; i++) {
+		T += 1000;
+		wake(1, 120 + i, 20 + i, 20 + i);
+		T += 3000;
+		sw(20 + i, 'S', 120 + i);
+	}
+	T += 1000;
+	wake(1, 910, 30, 30); /* a bash wakeup */
+	T += 1000;
+	sw(30, 'S', 910);
+	sl_engine_finish(E, t0 + 1500000000ull);
+	for (int i = 0; i < nr_windows; i++) {
+		if (windows[i].start_ns != windows[0].start_ns)
+			continue;
+		if (!strcmp(windows[i].grp, "*"))
+			all = i;
+		if (!strcmp(windows[i].grp, "postgres"))
+			pg = i;
+	}
+	ok(all >= 0 && pg >= 0, "first window has '*' and 'postgres' rows");
+	if (all < 0 || pg < 0)
+		return;
+	is_int(windows[all].wakeups, 11, "'*': 11 wakeups");
+	is_int(windows[pg].wakeups, 10, "postgres: 10 wakeups");
+	is_int(windows[pg].latency.total, 10, "postgres: 10 latencies in the histogram");
+	is_int(windows[pg].class_prev[SL_REL_SAME], 10, "postgres: all woken on their prev CPU");
+	is_int(windows[pg].target_state[SL_TS_IDLE], 10, "postgres: all targets idle");
+	is_int(windows[all].dur_ns, 1000000000, "first window lasts 1 s");
+	is_int(nr_windows >= 3, 1, "the stream's 1.5 s give two windows (plus groups)");
+	ok(windows[nr_windows - 1].dur_ns <= 500000000, "the last window ends with the stream");
+}
+
+static void test_policy(void)
+{
+	struct sl_policy_topo p;
+	uint8_t known, agree;
+
+	sl_policy_topo_init(&p, westmere);
+	is_int(p.mc_buddy[0], 1, "buddy: cpu0 -> cpu1 (cross-wired pair)");
+	is_int(p.mc_buddy[1], 0, "buddy: cpu1 -> cpu0");
+	is_int(p.mc_buddy[8], 9, "buddy: cpu8 -> cpu9");
+	is_int(p.mc_buddy[9], 8, "buddy: cpu9 -> cpu8");
+	is_int(p.mc_buddy[40], 1, "buddy: cpu40 shares its core's LLC buddy cpu1");
+	is_int(p.smt_buddy[0], 40, "SMT buddy of cpu0 is cpu40");
+	is_int(p.smt_buddy[40], 0, "SMT buddy of cpu40 is cpu0");
+	is_int(p.mc_buddy[13], 12, "buddy: cpu13 (4th core of socket 1) -> cpu12");
+
+	for (int c = 0; c < 80; c++)
+		sl_policy_set(&p, c, true, true);
+	sl_policy_set(&p, 0, true, false); /* prev busy */
+	sl_policy_set(&p, 1, true, false); /* waker busy; buddy of cpu0 busy */
+	sl_policy_fingerprint(&p, 40, 0, 1, &known, &agree);
+	is_int(known, 0x1f, "all policies evaluable");
+	ok(agree & (1 << SL_POL_BUDDY), "target 40 (cpu0's SMT buddy): buddy agrees");
+	ok(agree & (1 << SL_POL_SMT_FIRST), "target 40: smt-first agrees");
+	ok(!(agree & (1 << SL_POL_LLC_SCAN)), "target 40: llc-scan would take an idle core");
+	ok(!(agree & (1 << SL_POL_AFFINE)), "target 40: not affine");
+	sl_policy_fingerprint(&p, 2, 0, 1, &known, &agree);
+	ok(agree & (1 << SL_POL_LLC_SCAN), "target 2 (idle core): llc-scan agrees");
+	ok(!(agree & (1 << SL_POL_BUDDY)), "target 2: buddy disagrees");
+	sl_policy_fingerprint(&p, 1, 0, 1, &known, &agree);
+	is_int(agree, 1 << SL_POL_AFFINE, "busy waker CPU chosen: only affine agrees");
+	sl_policy_topo_free(&p);
+}
+
+int main(void)
+{
+	const char *src = getenv("SL_SRC");
+	char cmd[1024], root[600];
+
+	snprintf(root, sizeof(root), "%s/wm", tap_tmpdir());
+	snprintf(cmd, sizeof(cmd), "%s/tests/fixtures/mksysfs westmere %s", src ? src : ".", root);
+	if (system(cmd) || sl_topo_read(root, &westmere)) {
+		printf("Bail out! cannot build the westmere fixture\n");
+		return 1;
+	}
+	snprintf(root, sizeof(root), "%s/ep", tap_tmpdir());
+	snprintf(cmd, sizeof(cmd), "%s/tests/fixtures/mksysfs epyc %s", src ? src : ".", root);
+	if (system(cmd) || sl_topo_read(root, &epyc)) {
+		printf("Bail out! cannot build the epyc fixture\n");
+		return 1;
+	}
+	test_classes();
+	test_target_states();
+	test_preemptions();
+	test_lhp();
+	test_censoring();
+	test_gap();
+	test_windows();
+	test_policy();
+	sl_engine_free(E);
+	sl_topo_free(westmere);
+	sl_topo_free(epyc);
+	return done_testing();
+}
