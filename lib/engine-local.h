@@ -25,6 +25,7 @@ struct cpu_state {
 	int32_t claims; /* wakees placed here that have not run yet */
 	uint32_t epoch; /* bumped at a gap, so stale claims are not released twice */
 	uint64_t since; /* when curr switched in */
+	bool since_exact; /* since is a traced switch, not the first sight of curr */
 };
 
 /* An open preemption record: the victim is off-CPU, or resumed within the horizon. */
@@ -91,6 +92,7 @@ void wakeup_on_wakeup(struct sl_engine *e, const struct sl_event *ev);
 void wakeup_on_switch_in(struct sl_engine *e, struct sl_task *next, const struct sl_event *ev,
 			 int32_t preempted_pid);
 void wakeup_censor(struct sl_engine *e, struct sl_task *t);
+void wakeup_on_unseen_switch_in(struct sl_engine *e, struct sl_task *t, int cpu);
 void wakeup_drop(struct sl_engine *e, struct sl_task *t);
 
 /* engine-preempt.c */
@@ -102,6 +104,7 @@ void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task
 		      uint64_t ts);
 void preempt_sweep(struct sl_engine *e, uint64_t censor_before_ns, bool all);
 void preempt_drop_cpu(struct sl_engine *e, int cpu);
+void preempt_on_unseen_switch_in(struct sl_engine *e, struct sl_task *t);
 void hubs_on_boundary(struct sl_engine *e);
 
 /* engine-window.c */

@@ -218,6 +218,13 @@ void preempt_sweep(struct sl_engine *e, uint64_t censor_before_ns, bool all)
 	}
 }
 
+/* The victim ran again from an untraced switch: its t1 is unknown, so is the LHP cost. */
+void preempt_on_unseen_switch_in(struct sl_engine *e, struct sl_task *t)
+{
+	if (t->off_preempt >= 0)
+		finish_record(e, t->off_preempt, true);
+}
+
 void preempt_drop_cpu(struct sl_engine *e, int cpu)
 {
 	for (int32_t i = 0; i < e->preempt_cap; i++)

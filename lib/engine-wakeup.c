@@ -57,6 +57,17 @@ void wakeup_censor(struct sl_engine *e, struct sl_task *t)
 	emit(e, t);
 }
 
+/* The task ran on cpu from an untraced switch: placement known, latency not. */
+void wakeup_on_unseen_switch_in(struct sl_engine *e, struct sl_task *t, int cpu)
+{
+	if (!t->wakeup_pending)
+		return;
+	t->pend.run_cpu = cpu;
+	e->stats.wakeups_unseen_run++;
+	engine_unclaim(e, t);
+	emit(e, t);
+}
+
 void wakeup_drop(struct sl_engine *e, struct sl_task *t)
 {
 	if (!t->wakeup_pending)
@@ -113,8 +124,13 @@ void wakeup_on_wakeup(struct sl_engine *e, const struct sl_event *ev)
 
 	if (!p)
 		return;
-	/* woken again before it ran (only after missed events): close the first record */
-	wakeup_censor(e, p);
+	/* A task that never got off the runqueue (it was about to sleep, or preempted) is
+	 * "woken" without being placed: ttwu_runnable() still fires sched_wakeup. Nothing was
+	 * chosen, so there is no record, as in perf sched latency. */
+	if (p->state == SL_TASK_RUNNING || p->state == SL_TASK_RUNNABLE) {
+		p->waking_pending = false;
+		return;
+	}
 	r = &p->pend;
 	memset(r, 0, sizeof(*r));
 	r->run_id = e->cfg.run_id;

@@ -48,6 +48,10 @@ struct sl_engine_config {
 	bool waker_from_wakeup; /* no sched_waking in the source: take the waker from
 				   * sched_wakeup's context (may be wrong under TTWU_QUEUE) */
 	bool no_slices; /* skip slice records (the daemon keeps windows only) */
+	/* Thread group of a task the engine meets for the first time, or -1 if unknown
+	 * (live: /proc/<pid>/status); NULL: tgids only come from sl_engine_set_tgid(). */
+	int32_t (*tgid_of)(void *ctx, int32_t pid);
+	void *tgid_ctx;
 };
 
 /* Where records go. Any callback may be NULL. Records are only valid during the call. */
@@ -79,9 +83,12 @@ struct sl_engine_stats {
 	uint64_t lost_events; /* from SL_EV_LOST markers */
 	uint64_t gaps; /* SL_EV_LOST markers seen */
 	uint64_t out_of_order; /* events older than the stream time, dropped */
+	uint64_t switch_mismatch; /* sched_switch whose prev is not the CPU's current task:
+				   * events missing from the stream without a gap marker */
 	uint64_t bad_cpu; /* events naming a CPU beyond SL_TOPO_MAX_CPUS, dropped */
 	uint64_t wakeups; /* wakeup records emitted */
 	uint64_t wakeups_censored; /* ... of which the task had not run close_lag later */
+	uint64_t wakeups_unseen_run; /* ... of which the switch-in was not traced */
 	uint64_t preemptions;
 	uint64_t lhp;
 	uint64_t tasks_dropped; /* task table full */

@@ -482,6 +482,33 @@ static void test_gap(void)
 	is_int(st.gaps, 1, "one gap");
 }
 
+/* Some kernels do not trace a switch away from idle; common_pid reveals it. */
+static void test_untraced_switch(void)
+{
+	struct sl_engine_stats st;
+	int before;
+
+	start(westmere, true);
+	T += 1000;
+	sw(1, 'S', 200);
+	T += 1000;
+	wake(1, 130, 11, 11);
+	before = nr_wakeups;
+	cur[11] = 130; /* 130 switches in on cpu11: untraced */
+	T += 5000;
+	wake(11, 131, 11, 11); /* 130 runs there and wakes 131 onto its own CPU */
+	is_int(nr_wakeups, before + 1, "the first event 130 makes on cpu11 closes its wakeup");
+	is_int(wakeups[before].pid, 130, "record of 130");
+	is_int(wakeups[before].run_cpu, 11, "it ran on cpu11");
+	ok(wakeups[before].latency_ns == SL_REC_NO_TIME, "latency unknown");
+	T += 1000;
+	sw(11, 'S', 131);
+	is_int(last_wakeup()->target_state, SL_TS_BUSY, "cpu11 was busy running 130, not idle");
+	sl_engine_get_stats(E, &st);
+	is_int(st.switch_mismatch, 1, "one untraced switch detected");
+	is_int(st.wakeups_unseen_run, 1, "one wakeup closed by it");
+}
+
 static void test_windows(void)
 {
 	uint64_t t0 = 1000000; /* the stream's first event */
@@ -578,6 +605,7 @@ int main(void)
 	test_lhp();
 	test_censoring();
 	test_gap();
+	test_untraced_switch();
 	test_windows();
 	test_policy();
 	sl_engine_free(E);

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A session is one run being analysed: events from any source go into the engine, whose
+ * records go through the store's writer into the database (if one is given), and the
+ * run's totals per group are kept for the summary that `schedlens record` and
+ * `schedlens import` print. The recorder, the importers and the daemon all use it, so
+ * every source is analysed and stored the same way.
+ */
+#ifndef SL_SESSION_H
+#define SL_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "records.h"
+#include "store.h"
+#include "topo.h"
+
+struct sl_session_opts {
+	const char *db_path; /* NULL: analyse without storing */
+	const struct sl_topo *topo; /* NULL: placement classes are unavailable */
+	const char *hostname; /* the traced host's; required when storing */
+	const char *machine_id;
+	struct sl_run_meta meta; /* host_id is filled in by the session */
+	struct sl_engine_config engine; /* topo and run_id are filled in by the session */
+	bool windows_only; /* store no per-event rows (slices, wakeups, ...) */
+};
+
+/* Run totals of one group, summed over its window rows. */
+struct sl_group_total {
+	char grp[SL_GROUP_LEN];
+	uint64_t wakeups, switches, missed_idle, missed_smt, stacked, known_target;
+	uint64_t preemptions, preempt_wakeup, same_group, lhp, lhp_cost_ns, migrations;
+	struct sl_hist latency;
+};
+
+struct sl_session_result {
+	int64_t run_id; /* -1 when not stored */
+	struct sl_engine_stats engine;
+	struct sl_writer_stats writer;
+	int nr_groups;
+	struct sl_group_total *groups; /* [0] is "*", then by wakeups + switches, descending */
+};
+
+struct sl_session;
+
+/*
+ * Opens the database (creating it), stores the host and begins the run, starts the
+ * writer and the engine. Returns 0 and a session, or a negative code with a message.
+ */
+int sl_session_open(const struct sl_session_opts *opts, struct sl_session **ret_session);
+
+void sl_session_feed(struct sl_session *s, const struct sl_event *ev, size_t n);
+void sl_session_set_tgid(struct sl_session *s, int32_t pid, int32_t tgid);
+int sl_session_add_handler(struct sl_session *s, const struct sl_sched_handler *h);
+int64_t sl_session_run_id(const struct sl_session *s);
+
+/*
+ * Ends the run: finishes the engine at totals->end_ns, writes everything, records the
+ * totals on the run row and closes the database. Fills *ret (caller frees with
+ * sl_session_result_free) even on error. The session is freed in every case.
+ */
+int sl_session_close(struct sl_session *s, const struct sl_run_totals *totals,
+		     struct sl_session_result *ret);
+
+void sl_session_result_free(struct sl_session_result *r);
+
+#endif
