@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,10 @@ static void usage(FILE *f)
 		"usage: slsynth --topology westmere|epyc|guest16 | --sysfs DIR\n"
 		"               --policy buddy|llc-scan [--seed N] [--duration S] [--clients N]\n"
 		"               [--backends N] [--locks N] [--no-wakeup-preempt]\n"
-		"               [--min-gran-us N] [--text [--usec]] [--lhp]\n");
+		"               [--min-gran-us N] [--text [--usec]] [--lhp] [--set KNOB=V ...]\n"
+		"knobs (times in us): client-us dispatch-us work-before-us lock-hold-us\n"
+		"  work-after-us wake-tail-us min-gran-us wakeup-gran-us slice-us tick-us ipi-us lock-pct\n"
+		"  preempt-kernel-pct idle-pull\n");
 }
 
 /* Generates the named fixture with tests/fixtures/mksysfs under a fresh temporary dir. */
@@ -134,6 +138,48 @@ static void print_truth(FILE *f, const struct synth_config *cfg, const struct sy
 	}
 }
 
+/* --set knob=value for the workload and scheduler knobs; times in microseconds */
+static int set_knob(struct synth_config *cfg, const char *arg)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} us[] = {
+		{ "client-us", offsetof(struct synth_config, client_ns) },
+		{ "dispatch-us", offsetof(struct synth_config, dispatch_ns) },
+		{ "work-before-us", offsetof(struct synth_config, work_before_ns) },
+		{ "lock-hold-us", offsetof(struct synth_config, lock_hold_ns) },
+		{ "work-after-us", offsetof(struct synth_config, work_after_ns) },
+		{ "wake-tail-us", offsetof(struct synth_config, wake_tail_ns) },
+		{ "min-gran-us", offsetof(struct synth_config, min_gran_ns) },
+		{ "wakeup-gran-us", offsetof(struct synth_config, wakeup_gran_ns) },
+		{ "slice-us", offsetof(struct synth_config, slice_ns) },
+		{ "tick-us", offsetof(struct synth_config, tick_ns) },
+		{ "ipi-us", offsetof(struct synth_config, ipi_ns) },
+	};
+	const char *eq = strchr(arg, '=');
+	double v;
+
+	if (!eq)
+		return -1;
+	v = atof(eq + 1);
+	for (size_t i = 0; i < sizeof(us) / sizeof(us[0]); i++)
+		if (strlen(us[i].name) == (size_t)(eq - arg) &&
+		    !strncmp(arg, us[i].name, eq - arg)) {
+			*(uint64_t *)((char *)cfg + us[i].off) = (uint64_t)(v * 1000);
+			return 0;
+		}
+	if (!strncmp(arg, "lock-pct=", 9))
+		cfg->lock_pct = (int)v;
+	else if (!strncmp(arg, "preempt-kernel-pct=", 19))
+		cfg->preempt_kernel_pct = (int)v;
+	else if (!strncmp(arg, "idle-pull=", 10))
+		cfg->idle_pull = v != 0;
+	else
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "topology", required_argument, NULL, 't' },
@@ -149,6 +195,7 @@ int main(int argc, char **argv)
 					      { "text", no_argument, NULL, 'T' },
 					      { "usec", no_argument, NULL, 'u' },
 					      { "lhp", no_argument, NULL, 'L' },
+					      { "set", required_argument, NULL, 'X' },
 					      { "help", no_argument, NULL, 'h' },
 					      {} };
 	const char *shape = NULL, *sysfs = NULL;
@@ -162,6 +209,8 @@ int main(int argc, char **argv)
 	double duration = 2, secs;
 	uint64_t seed = 1;
 	struct timespec a, b;
+	const char *sets[16];
+	int nr_sets = 0;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -203,6 +252,10 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			lhp = true;
+			break;
+		case 'X':
+			if (nr_sets < 16)
+				sets[nr_sets++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -248,6 +301,12 @@ int main(int argc, char **argv)
 	if (min_gran >= 0)
 		cfg.min_gran_ns = (uint64_t)min_gran * 1000;
 	cfg.wakeup_preempt = !no_preempt;
+	for (int i = 0; i < nr_sets; i++)
+		if (set_knob(&cfg, sets[i])) {
+			fprintf(stderr, "slsynth: unknown knob '%s'\n", sets[i]);
+			sl_topo_free(topo);
+			return 2;
+		}
 
 	if (text) {
 		char hdr[1024];

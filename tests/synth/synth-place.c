@@ -213,20 +213,24 @@ static int buddy_scan(const struct synth *s, int target)
 }
 
 /*
- * wake_affine() reduced to run-queue lengths: pull the wakee to the waker's CPU when that
- * CPU, without the waker if it is about to sleep (sync), plus the wakee is no busier than
- * the previous CPU with the 12% imbalance allowance of 3.x. So a wakee whose previous CPU
- * is idle goes back there, and one whose previous CPU is busy follows a sleeping waker.
- * All CPUs are treated as one SD_WAKE_AFFINE domain (3.5 ran no select_idle_sibling() for
- * cross-node wakeups; we do, so the LLC scan is a clean baseline).
+ * 3.x wake_affine() with run-queue lengths for loads: the waker's CPU, without the waker
+ * if it is about to sleep (sync), must be no busier than the previous CPU with half the
+ * imbalance allowance (imbalance_pct 125 -> 112%), and a sync waker alone on its CPU
+ * always attracts the wakee ("this_load" drops to 0: balanced). So ping-pong partners
+ * (socket-like sync wakeups) are pulled to the waker's CPU, which is busy until the waker
+ * sleeps, and select_idle_sibling() decides; a non-sync wakee goes back to its previous
+ * CPU unless that one runs two tasks or more. All CPUs are treated as one SD_WAKE_AFFINE
+ * domain (3.5 ran no select_idle_sibling() for cross-node wakeups; we do, so the LLC scan
+ * is a clean baseline).
  */
 static int wake_affine_target(const struct synth *s, int cpu, int prev, bool sync)
 {
 	int this_load = synth_nr_running(s, cpu) - (sync ? 1 : 0);
+	bool balanced = this_load <= 0 || (this_load + 1) * 100 <= 112 * synth_nr_running(s, prev);
 
 	if (cpu == prev)
 		return prev;
-	return (this_load + 1) * 100 <= 112 * synth_nr_running(s, prev) ? cpu : prev;
+	return balanced ? cpu : prev;
 }
 
 int synth_select_cpu(struct synth *s, struct synth_task *waker, struct synth_task *p, bool sync)

@@ -16,7 +16,16 @@
 
 #include "synth-local.h"
 
-enum { PH_START, PH_SEND, PH_WORK_A, PH_HOLD, PH_WORK_B, PH_DISPATCH };
+enum {
+	PH_START,
+	PH_SEND,
+	PH_CLIENT_TAIL,
+	PH_WORK_A,
+	PH_HOLD,
+	PH_WORK_B,
+	PH_BACKEND_TAIL,
+	PH_DISPATCH
+};
 
 const char *synth_task_comm(const struct synth *s, const struct synth_task *t, char *buf)
 {
@@ -156,15 +165,22 @@ static struct synth_task *pick_backend(struct synth *s, int client)
 	return NULL;
 }
 
-static void client_send(struct synth *s, struct synth_task *t)
+/*
+ * A sync wakeup is a hint: the waker runs on for a tail (finishing the send, the next
+ * recv()) before it sleeps, so a wakee stacked on its CPU may preempt it meanwhile.
+ */
+static void client_step(struct synth *s, struct synth_task *t)
 {
-	struct synth_task *d = &s->tasks[s->dispatcher];
-
+	if (t->phase == PH_CLIENT_TAIL) {
+		t->phase = PH_SEND;
+		t->seg_left = synth_rand_exp(s, s->cfg->client_ns); /* handling the reply */
+		synth_block(s, t);
+		return;
+	}
 	s->queue[(s->q_head + s->q_len++) % s->cfg->clients] = t->idx;
-	synth_wake(s, t, d, true);
-	t->phase = PH_SEND;
-	t->seg_left = synth_rand_exp(s, s->cfg->client_ns); /* handling the reply */
-	synth_block(s, t);
+	synth_wake(s, t, &s->tasks[s->dispatcher], true);
+	t->phase = PH_CLIENT_TAIL;
+	synth_segment(s, t, synth_rand_exp(s, s->cfg->wake_tail_ns));
 }
 
 static void dispatcher_step(struct synth *s, struct synth_task *d)
@@ -257,10 +273,14 @@ static void backend_step(struct synth *s, struct synth_task *t)
 	case PH_HOLD:
 		lock_release(s, t);
 		break;
-	default: /* PH_WORK_B: reply, back to the pool */
+	case PH_WORK_B: /* reply */
 		s->truth.transactions++;
 		synth_wake(s, t, &s->tasks[s->client0 + t->request], true);
 		t->request = -1;
+		t->phase = PH_BACKEND_TAIL;
+		synth_segment(s, t, synth_rand_exp(s, cfg->wake_tail_ns));
+		return;
+	default: /* PH_BACKEND_TAIL: back to the pool */
 		t->in_pool = true;
 		if (s->q_len)
 			synth_wake(s, t, d, true);
@@ -284,7 +304,7 @@ void synth_work_step(struct synth *s, struct synth_task *t)
 		synth_block(s, t);
 		break;
 	case ROLE_CLIENT:
-		client_send(s, t);
+		client_step(s, t);
 		break;
 	case ROLE_DISPATCHER:
 		dispatcher_step(s, t);

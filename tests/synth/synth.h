@@ -43,6 +43,7 @@ struct synth_config {
 	uint64_t work_before_ns; /* backend CPU before taking the lock (mean, exponential) */
 	uint64_t lock_hold_ns; /* backend CPU while holding the lock (mean, exponential) */
 	uint64_t work_after_ns; /* backend CPU after releasing it (mean, exponential) */
+	uint64_t wake_tail_ns; /* a sync waker runs on this long (mean) before it sleeps */
 	int locks; /* contention: a transaction takes one of this many locks; 1 = one hot lock */
 	int lock_pct; /* share of transactions that take a lock, percent */
 
