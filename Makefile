@@ -22,16 +22,11 @@ PKGS := libtracefs >= 1.6 libtraceevent >= 1.7 sqlite3 >= 3.40 libmicrohttpd >= 
 	jansson >= 2.14 libtracecmd
 PKG_CONFIG ?= pkg-config
 
-ifeq ($(filter deps clean format format-check,$(MAKECMDGOALS)),)
-ifneq ($(MAKECMDGOALS),deps)
-PKG_OK := $(shell $(PKG_CONFIG) --exists '$(PKGS)' && echo yes)
-ifneq ($(PKG_OK),yes)
-$(error missing libraries: '$(PKGS)'; run 'make deps' as root first)
-endif
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtracefs libtraceevent sqlite3 libmicrohttpd jansson libtracecmd)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs libtracefs libtraceevent sqlite3 libmicrohttpd jansson libtracecmd)
-endif
-endif
+# Evaluated on first use, not when the Makefile is read: `make deps check` installs the
+# libraries before anything is compiled.
+PKG_NAMES := libtracefs libtraceevent sqlite3 libmicrohttpd jansson libtracecmd
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKG_NAMES)))$(PKG_CFLAGS)
+PKG_LIBS = $(eval PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKG_NAMES)))$(PKG_LIBS)
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -89,7 +84,7 @@ $(GEN_H): $(SCHEMA_SQL) scripts/embed-sql
 	$(call say,GEN,$@)
 	$(Q)mkdir -p $(dir $@) && scripts/embed-sql $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
 
-$(O)/%.o: %.c | $(GEN_H)
+$(O)/%.o: %.c | $(GEN_H) pkgcheck
 	$(call say,CC,$@)
 	$(Q)mkdir -p $(dir $@) && $(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -139,6 +134,9 @@ run: all
 deps:
 	scripts/install-deps
 
+pkgcheck:
+	@$(PKG_CONFIG) --exists '$(PKGS)' || { echo "missing libraries: '$(PKGS)'; run 'make deps' as root first" >&2; exit 1; }
+
 FORMAT_FILES = $(sort $(wildcard lib/*.[ch] cli/*.[ch] daemon/*.[ch] tests/unit/*.[ch] \
 	tests/helpers/*.[ch] tests/synth/*.[ch] tests/bench/*.[ch] tests/fuzz/*.[ch]))
 format:
@@ -154,7 +152,7 @@ install: all
 clean:
 	rm -rf $(O)
 
-.PHONY: all check bench run deps format format-check install clean
+.PHONY: all check bench run deps pkgcheck format format-check install clean
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
