@@ -15,7 +15,7 @@ int synth_format_header(int nr_cpus, char *buf, size_t size)
 	return snprintf(buf, size,
 			"# tracer: nop\n"
 			"#\n"
-			"# entries-in-buffer/entries-written: 0/0   #P:%d\n"
+			"# synthesized by slsynth (entry counts unknown)   #P:%d\n"
 			"#\n"
 			"#                                _-----=> irqs-off/BH-disabled\n"
 			"#                               / _----=> need-resched\n"
