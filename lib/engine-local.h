@@ -29,9 +29,19 @@ struct cpu_state {
 };
 
 /* An open preemption record: the victim is off-CPU, or resumed within the horizon. */
+#define MAX_WAITER_CANDIDATES 8
+
 struct open_preempt {
 	struct sl_preempt_rec rec;
 	uint64_t t1; /* victim's switch-in, valid once resumed */
+	/* tasks the victim released after t1, judged when the record finishes, once the
+	 * hubs of the window are known; beyond MAX_WAITER_CANDIDATES they only count */
+	int32_t cand_pid[MAX_WAITER_CANDIDATES];
+	uint64_t cand_cost_ns[MAX_WAITER_CANDIDATES];
+	uint16_t nr_cand;
+	uint16_t extra_waiters;
+	uint64_t extra_cost_ns;
+	uint16_t wakes; /* all wakeups the victim made within the horizon after t1 */
 	uint16_t group;
 	bool in_use;
 	bool resumed;

@@ -154,6 +154,7 @@ struct sl_task *engine_task(struct sl_engine *e, int32_t pid, const char *comm, 
 		t->cpu = -1;
 		t->claim_cpu = -1;
 		t->off_preempt = -1;
+		t->chain_rec = -1;
 		for (int i = 0; i < SL_TASK_RESUMED; i++)
 			t->resumed[i] = -1;
 		t->first_ns = ts;
@@ -544,6 +545,7 @@ void sl_engine_finish(struct sl_engine *e, uint64_t end_ns)
 		if (t->wakeup_pending)
 			wakeup_censor(e, t);
 	}
+	hubs_on_boundary(e); /* the hubs of the last, partial window judge its records */
 	preempt_sweep(e, UINT64_MAX, true);
 	if (end_ns > e->origin_ns)
 		window_extend(e, end_ns - 1);

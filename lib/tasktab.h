@@ -54,6 +54,10 @@ struct sl_task {
 	int32_t off_preempt;
 	int32_t resumed[SL_TASK_RESUMED];
 
+	/* a lock convoy: the preemption record whose victim released this task's chain */
+	int32_t chain_rec;
+	uint64_t chain_t0;
+
 	/* hub detection: distinct same-group wakees in the current window */
 	uint16_t wakees;
 	int32_t recent_wakees[8];

@@ -399,6 +399,39 @@ static void test_lhp(void)
 	is_int(p->off_ns, t1 - t0, "victim off-CPU t1 - t0");
 	is_int(p->censored, 0, "completed, not censored");
 
+	/* a lock convoy: V hands the lock to W1 only; W1 hands it on to W2 */
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600);
+	T += 1000;
+	sw(6, 'S', 601);
+	T = 2000000;
+	sw(6, 'S', 0); /* W1 asleep from 2.0 ms */
+	T = 2100000;
+	sw(8, 'S', 603);
+	T = 2200000;
+	sw(8, 'S', 0); /* W2 asleep from 2.2 ms */
+	T = 2500000;
+	sw(1, 'S', 650);
+	T = 2600000;
+	wake(1, 602, 4, 4);
+	t0 = T = 3000000;
+	sw(4, 'R', 602);
+	t1 = T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6); /* V -> W1 */
+	T = 5200000;
+	sw(6, 'S', 601);
+	T = 5300000;
+	wake(6, 603, 8, 8); /* W1 -> W2, still within V's horizon */
+	T = 40000000;
+	sw(4, 'S', 0);
+	sl_engine_finish(E, T);
+	p = find_preempt(600);
+	ok(p && p->waiters == 2, "convoy: the waiter W1 hands on to counts too");
+	ok(p && p->lhp_cost_ns == 2 * (t1 - t0), "convoy: both waited t1 - t0");
+
 	/* a same-group preemption that is not LHP: the victim wakes nobody of its group
 	 * who slept before it resumed */
 	start(westmere, true);
