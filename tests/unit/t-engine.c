@@ -542,6 +542,34 @@ static void test_untraced_switch(void)
 	is_int(st.wakeups_unseen_run, 1, "one wakeup closed by it");
 }
 
+/* Tasks that exit are freed: a long run of short-lived tasks keeps the table small. */
+static void test_task_churn(void)
+{
+	struct sl_engine_stats st;
+	struct sl_event ev = { .type = SL_EV_FORK, .cpu = 2 };
+
+	start(westmere, true);
+	T += 1000;
+	sw(2, 'S', 200);
+	for (int i = 0; i < 100000; i++) {
+		int pid = 10000 + i;
+
+		T += 20000; /* 2 s of stream in all: two window sweeps free the dead */
+		ev.type = SL_EV_FORK;
+		ev.common_pid = 200;
+		ev.fork.parent_pid = 200;
+		ev.fork.child_pid = pid;
+		snprintf(ev.fork.child_comm, SL_COMM_LEN, "sh");
+		feed(&ev);
+		cur[3] = 0;
+		sw(3, 'S', pid);
+		sw(3, 'X', 0); /* it ran and died */
+	}
+	sl_engine_get_stats(E, &st);
+	ok(st.tasks < 60000, "100000 short-lived tasks: %zu left in the table", st.tasks);
+	diag("task table peak %zu", st.tasks_peak);
+}
+
 static void test_windows(void)
 {
 	uint64_t t0 = 1000000; /* the stream's first event */
@@ -639,6 +667,7 @@ int main(void)
 	test_censoring();
 	test_gap();
 	test_untraced_switch();
+	test_task_churn();
 	test_windows();
 	test_policy();
 	sl_engine_free(E);
