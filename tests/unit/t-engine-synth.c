@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "fixture.h"
 #include "policy.h"
 #include "tap.h"
 #include "topo.h"
@@ -156,19 +157,12 @@ static int best_policy(const struct totals *t)
 
 int main(void)
 {
-	const char *src = getenv("SL_SRC");
 	struct totals tot[2] = { 0 };
 	struct sl_topo *topo;
-	char cmd[1024], root[600];
 	size_t tp, fp, fn;
 	double precision, recall;
 
-	snprintf(root, sizeof(root), "%s/wm", tap_tmpdir());
-	snprintf(cmd, sizeof(cmd), "%s/tests/fixtures/mksysfs westmere %s", src ? src : ".", root);
-	if (system(cmd) || sl_topo_read(root, &topo)) {
-		printf("Bail out! cannot build the westmere fixture\n");
-		return 1;
-	}
+	topo = fixture_topo("westmere");
 	for (int pol = 0; pol < 2; pol++)
 		for (uint64_t seed = 1; seed <= SEEDS; seed++)
 			run_one(topo, pol == 0 ? SYNTH_LLC_SCAN : SYNTH_BUDDY, seed, &tot[pol]);

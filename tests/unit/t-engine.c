@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "fixture.h"
 #include "policy.h"
 #include "tap.h"
 #include "topo.h"
@@ -645,21 +646,8 @@ static void test_policy(void)
 
 int main(void)
 {
-	const char *src = getenv("SL_SRC");
-	char cmd[1024], root[600];
-
-	snprintf(root, sizeof(root), "%s/wm", tap_tmpdir());
-	snprintf(cmd, sizeof(cmd), "%s/tests/fixtures/mksysfs westmere %s", src ? src : ".", root);
-	if (system(cmd) || sl_topo_read(root, &westmere)) {
-		printf("Bail out! cannot build the westmere fixture\n");
-		return 1;
-	}
-	snprintf(root, sizeof(root), "%s/ep", tap_tmpdir());
-	snprintf(cmd, sizeof(cmd), "%s/tests/fixtures/mksysfs epyc %s", src ? src : ".", root);
-	if (system(cmd) || sl_topo_read(root, &epyc)) {
-		printf("Bail out! cannot build the epyc fixture\n");
-		return 1;
-	}
+	westmere = fixture_topo("westmere");
+	epyc = fixture_topo("epyc");
 	test_classes();
 	test_target_states();
 	test_preemptions();
