@@ -28,6 +28,7 @@
 
 #include "error.h"
 #include "merge.h"
+#include "rb-page.h"
 #include "recorder.h"
 #include "sched-fields.h"
 #include "tracefs-instance.h"
@@ -91,6 +92,7 @@ struct sl_recorder {
 	struct sl_instance *si;
 	struct tep_handle *tep;
 	struct sl_sched_fields fields;
+	bool fast_pages; /* rb-page.h reads our pages; else kbuffer */
 	clockid_t clock_id; /* user-space twin of the trace clock, -1 if none */
 	int stale_removed;
 	char notes[1024];
@@ -237,43 +239,73 @@ static int emit_lost(struct cpu_state *cs, uint64_t ts)
 	return 0;
 }
 
-static int parse_page(struct sl_recorder *rec, struct cpu_state *cs, int len)
+/* Appends one decoded record to the CPU's chunk, a gap marker first if one is due. */
+static inline int add_record(struct sl_recorder *rec, struct cpu_state *cs, const void *data,
+			     int size, uint64_t ts, bool *first)
+{
+	struct sl_event *ev;
+
+	if (*first && (cs->pending_gap || cs->pending_lost)) {
+		if (emit_lost(cs, ts) < 0)
+			return -ENOMEM;
+	}
+	*first = false;
+	ev = next_slot(cs);
+	if (!ev)
+		return -ENOMEM;
+	if (sl_sched_decode(&rec->fields, data, size, ev) <= 0)
+		return 0;
+	ev->ts_ns = ts;
+	ev->cpu = cs->cpu;
+	cs->cur->n++;
+	if (ts > cs->last_ts)
+		cs->last_ts = ts;
+	return 0;
+}
+
+/* kbuffer: for any layout rb-page.h does not read (big-endian or 32-bit buffers) */
+static int parse_page_kbuffer(struct sl_recorder *rec, struct cpu_state *cs)
 {
 	unsigned long long ts;
-	void *data;
 	bool first = true;
+	void *data;
+	int r;
 
 	if (kbuffer_load_subbuffer(cs->kbuf, cs->page) < 0)
 		return sl_error(-SL_EPARSE, "cpu %d: unreadable ring-buffer page", cs->cpu);
-	cs->pages++;
-	cs->bytes += len;
 	/* events were overwritten before this page: the gap is right here */
 	if (kbuffer_missed_events(cs->kbuf)) {
 		cs->pending_gap = true;
 		check_lost(rec, cs);
 	}
 	for (data = kbuffer_read_event(cs->kbuf, &ts); data;
-	     data = kbuffer_next_event(cs->kbuf, &ts)) {
-		struct sl_event *ev;
-		int r;
+	     data = kbuffer_next_event(cs->kbuf, &ts))
+		if ((r = add_record(rec, cs, data, kbuffer_event_size(cs->kbuf), ts, &first)) < 0)
+			return r;
+	return 0;
+}
 
-		if (first && (cs->pending_gap || cs->pending_lost)) {
-			if (emit_lost(cs, ts) < 0)
-				return -ENOMEM;
-		}
-		first = false;
-		ev = next_slot(cs);
-		if (!ev)
-			return -ENOMEM;
-		r = sl_sched_decode(&rec->fields, data, kbuffer_event_size(cs->kbuf), ev);
-		if (r <= 0)
-			continue;
-		ev->ts_ns = ts;
-		ev->cpu = cs->cpu;
-		cs->cur->n++;
-		if (ts > cs->last_ts)
-			cs->last_ts = ts;
+static int parse_page(struct sl_recorder *rec, struct cpu_state *cs, int len)
+{
+	struct sl_rb_page pg;
+	bool first = true;
+	const void *data;
+	uint64_t ts;
+	int size, r;
+
+	cs->pages++;
+	cs->bytes += len;
+	if (!rec->fast_pages)
+		return parse_page_kbuffer(rec, cs);
+	if (sl_rb_page_load(&pg, cs->page, len) < 0)
+		return sl_error(-SL_EPARSE, "cpu %d: unreadable ring-buffer page", cs->cpu);
+	if (pg.missed) {
+		cs->pending_gap = true;
+		check_lost(rec, cs);
 	}
+	while ((data = sl_rb_page_next(&pg, &ts, &size)))
+		if ((r = add_record(rec, cs, data, size, ts, &first)) < 0)
+			return r;
 	return 0;
 }
 
@@ -647,6 +679,7 @@ int sl_recorder_open(const struct sl_recorder_opts *opts, struct sl_recorder **r
 	free(fmt);
 	if (r < 0)
 		goto fail;
+	rec->fast_pages = sl_rb_page_usable(rec->tep);
 	if ((r = enable_events(rec)) < 0)
 		goto fail;
 	if ((r = open_cpus(rec)) < 0)

@@ -359,6 +359,14 @@ int sl_sched_fields_resolve(struct tep_handle *tep, const char *switch_fmt,
 		err = sl_error(-SL_EFORMAT, "sched events lack common_type or common_pid");
 		goto fail;
 	}
+	for (int k = 0; k < SL_SE_COUNT; k++) {
+		unsigned int need = sf->common_pid.offset + sf->common_pid.size;
+
+		for (int i = 0; i < SL_F_NR; i++)
+			if (sf->f[k][i].size && sf->f[k][i].offset + sf->f[k][i].size > need)
+				need = sf->f[k][i].offset + sf->f[k][i].size;
+		sf->need[k] = need;
+	}
 	if (switch_fmt) {
 		err = sl_prev_state_parse(switch_fmt, &sf->prev_state);
 		if (err < 0)
@@ -443,9 +451,8 @@ int sl_sched_decode(const struct sl_sched_fields *sf, const void *data, int size
 		return 0;
 	f = sf->f[k];
 	/* every field we read lies in the fixed part, which the format sizes */
-	for (int i = 0; i < SL_F_NR; i++)
-		if (f[i].size && f[i].offset + f[i].size > size)
-			return -1;
+	if ((uint32_t)size < sf->need[k])
+		return -1;
 	ev->common_pid = (int32_t)rd_int(d, &sf->common_pid);
 
 	switch (k) {

@@ -79,6 +79,9 @@ struct sl_sched_fields {
 	int id[SL_SE_COUNT]; /* tep event id; -1 when the kernel lacks the event */
 	struct sl_field f[SL_SE_COUNT][SL_F_NR];
 	struct sl_prev_state_map prev_state;
+	/* Bytes a record of each kind must have to hold every field we read (and common_*):
+	 * one comparison per record instead of one per field. */
+	uint32_t need[SL_SE_COUNT];
 	/* Lookup from event id to kind, for ids below 4096 (else a scan). */
 	int8_t kind_of_id[4096];
 };
