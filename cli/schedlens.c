@@ -18,6 +18,7 @@ struct command {
 static const struct command commands[] = {
 	{ "topology", cmd_topology, "show this host's (or a sysfs copy's) CPU topology" },
 	{ "record", cmd_record, "record scheduler events for a duration or while a command runs" },
+	{ "diff", cmd_diff, "compare a baseline kernel's runs with a candidate's: findings" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

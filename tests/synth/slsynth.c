@@ -3,10 +3,13 @@
  * slsynth: runs the trace synthesizer on a topology fixture and prints the run's truth
  * (transactions, placements, preemptions, lock-holder preemptions), and with --text the
  * event stream as /sys/kernel/tracing/trace text, for importer tests and by-eye checks.
+ * With --db the run is analysed and stored like a recording (labelled, with a made-up
+ * kernel release), so `schedlens diff` can compare synthetic kernels.
  *
  *   slsynth --topology westmere|epyc|guest16 | --sysfs DIR  --policy buddy|llc-scan
  *           [--seed N] [--duration S] [--clients N] [--backends N] [--locks N]
  *           [--no-wakeup-preempt] [--min-gran-us N] [--text [--usec]] [--lhp]
+ *           [--db FILE [--kernel K] [--label L] [--window-ms N] [--windows-only]]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +21,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "synth-db.h"
 #include "synth.h"
 
 struct text_out {
@@ -66,6 +70,7 @@ static void usage(FILE *f)
 		"               --policy buddy|llc-scan [--seed N] [--duration S] [--clients N]\n"
 		"               [--backends N] [--locks N] [--no-wakeup-preempt]\n"
 		"               [--min-gran-us N] [--text [--usec]] [--lhp] [--set KNOB=V ...]\n"
+		"               [--db FILE [--kernel K] [--label L] [--window-ms N] [--windows-only]]\n"
 		"knobs (times in us): client-us dispatch-us work-before-us lock-hold-us\n"
 		"  work-after-us wake-tail-us min-gran-us wakeup-gran-us slice-us tick-us ipi-us lock-pct\n"
 		"  preempt-kernel-pct idle-pull\n");
@@ -196,6 +201,11 @@ int main(int argc, char **argv)
 					      { "usec", no_argument, NULL, 'u' },
 					      { "lhp", no_argument, NULL, 'L' },
 					      { "set", required_argument, NULL, 'X' },
+					      { "db", required_argument, NULL, 'D' },
+					      { "kernel", required_argument, NULL, 'K' },
+					      { "label", required_argument, NULL, 'B' },
+					      { "window-ms", required_argument, NULL, 'w' },
+					      { "windows-only", no_argument, NULL, 'O' },
 					      { "help", no_argument, NULL, 'h' },
 					      {} };
 	const char *shape = NULL, *sysfs = NULL;
@@ -211,6 +221,8 @@ int main(int argc, char **argv)
 	struct timespec a, b;
 	const char *sets[16];
 	int nr_sets = 0;
+	struct synth_db_opts dbo = { 0 };
+	int64_t run_id = -1;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -257,6 +269,21 @@ int main(int argc, char **argv)
 			if (nr_sets < 16)
 				sets[nr_sets++] = optarg;
 			break;
+		case 'D':
+			dbo.db_path = optarg;
+			break;
+		case 'K':
+			dbo.kernel_release = optarg;
+			break;
+		case 'B':
+			dbo.workload = optarg;
+			break;
+		case 'w':
+			dbo.window_ns = (uint64_t)(atof(optarg) * 1e6);
+			break;
+		case 'O':
+			dbo.windows_only = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -265,7 +292,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((!shape == !sysfs) || policy < 0 || duration <= 0 || duration > 3600) {
+	if ((!shape == !sysfs) || policy < 0 || duration <= 0 || duration > 3600 ||
+	    (dbo.db_path && text)) {
 		usage(stderr);
 		return 2;
 	}
@@ -315,17 +343,23 @@ int main(int argc, char **argv)
 		fputs(hdr, stdout);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	err = synth_run(&cfg, text ? print_text : NULL, &out, &truth);
+	if (dbo.db_path)
+		err = synth_to_db(&cfg, &dbo, &run_id, &truth);
+	else
+		err = synth_run(&cfg, text ? print_text : NULL, &out, &truth);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	free(out.comm);
 	if (err) {
-		fprintf(stderr, "slsynth: run failed: %s\n", strerror(err < 0 ? -err : err));
+		fprintf(stderr, "slsynth: run failed: %s\n",
+			dbo.db_path ? sl_errmsg(err) : strerror(err < 0 ? -err : err));
 		sl_topo_free(topo);
 		return 1;
 	}
 	/* with --text the stream owns stdout: the summary goes to stderr */
 	print_truth(text ? stderr : stdout, &cfg, &truth, secs, lhp);
+	if (dbo.db_path)
+		printf("stored run %" PRId64 " in '%s'\n", run_id, dbo.db_path);
 	synth_truth_free(&truth);
 	sl_topo_free(topo);
 	return 0;

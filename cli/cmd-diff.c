@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `schedlens diff`: compares a baseline set of runs with a candidate set (lib/compare.h)
+ * and prints the findings, flagged ones first with their explanation, then the unchanged
+ * metrics compactly; --json prints the same comparison as one JSON object. The exit
+ * status is a CI gate: 0 no regression, 1 a regression was flagged, 2 usage errors,
+ * insufficient data or anything else that is not a verdict.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "compare.h"
+#include "error.h"
+
+static const char usage_text[] =
+	"schedlens diff [--db FILE] [BASE_RUN CAND_RUN | --baseline KERNEL --candidate KERNEL |\n"
+	"       --baseline-runs IDS --candidate-runs IDS] [-l LABEL] [-g GROUP]... [--force]\n"
+	"       [--threshold PCT] [--floor-scale X] [--alpha A] [--resamples N] [--seed N]\n"
+	"       [--block N] [--min-windows N] [--segment SECONDS] [--single-run-factor X]\n"
+	"       [--no-store] [--all] [--json]\n"
+	"  without a selection: the previous kernel against the newest run's kernel";
+
+#define MAX_IDS 256
+#define MAX_GROUPS 32
+
+static int parse_ids(const char *s, int64_t *ids, int *nr)
+{
+	char *end;
+
+	*nr = 0;
+	while (*s) {
+		long long v = strtoll(s, &end, 10);
+
+		if (end == s || v <= 0 || *nr == MAX_IDS || (*end && *end != ','))
+			return -1;
+		ids[(*nr)++] = v;
+		s = *end ? end + 1 : end;
+	}
+	return *nr ? 0 : -1;
+}
+
+static void print_flagged(const struct sl_comparison *c)
+{
+	bool header = false;
+	char b[32], k[32], ci[48];
+
+	for (int pass = SL_V_REGRESSION; pass <= SL_V_CHANGE; pass++)
+		for (size_t i = 0; i < c->nr_findings; i++) {
+			const struct sl_finding *f = &c->findings[i];
+
+			if ((int)f->verdict != pass)
+				continue;
+			if (!header) {
+				printf("\n%-11s %-12s %-24s %10s %10s %9s %8s  %s\n", "VERDICT",
+				       "GROUP", "METRIC", "BASELINE", "CANDIDATE", "CHANGE",
+				       "P(HOLM)", "95% CI OF DELTA");
+				header = true;
+			}
+			sl_metric_format(f->metric, f->base, b, sizeof(b));
+			sl_metric_format(f->metric, f->cand, k, sizeof(k));
+			snprintf(ci, sizeof(ci), "%.3g..%.3g", f->ci_lo, f->ci_hi);
+			printf("%-11s %-12.12s %-24s %10s %10s %+8.1f%% %8.2g  %s\n",
+			       sl_verdict_name(f->verdict), f->grp, f->metric->name, b, k,
+			       isinf(f->rel) ? 999.9 : 100 * f->rel, f->p_adj, ci);
+			printf("    %s\n", f->explanation);
+		}
+	if (!header)
+		printf("\nno metric changed significantly beyond its thresholds\n");
+}
+
+/* The rest, compactly: "group: metric base->cand, ..." one line per group. */
+static void print_rest(const struct sl_comparison *c, bool all)
+{
+	const char *grp = NULL;
+	int col = 0, insufficient = 0;
+	char b[32], k[32];
+
+	printf("\nunchanged%s:\n", all ? "" : " (per group; --all for every metric)");
+	for (size_t i = 0; i < c->nr_findings; i++) {
+		const struct sl_finding *f = &c->findings[i];
+
+		if (f->verdict == SL_V_INSUFFICIENT) {
+			insufficient++;
+			continue;
+		}
+		if (f->verdict != SL_V_NO_CHANGE)
+			continue;
+		if (!all && f->metric->kind != SL_MK_QUANTILE &&
+		    strcmp(f->metric->name, "missed_idle_rate") &&
+		    strcmp(f->metric->name, "preempt_share") && strcmp(f->metric->name, "lhp_cost"))
+			continue;
+		if (!grp || strcmp(grp, f->grp)) {
+			printf("%s  %s:", grp ? "\n" : "", f->grp);
+			grp = f->grp;
+			col = 4 + (int)strlen(f->grp);
+		}
+		sl_metric_format(f->metric, f->base, b, sizeof(b));
+		sl_metric_format(f->metric, f->cand, k, sizeof(k));
+		if (col > 70) {
+			printf("\n     ");
+			col = 5;
+		}
+		col += printf(" %s %s->%s", f->metric->name, b, k);
+	}
+	printf("%s", grp ? "\n" : "");
+	if (insufficient)
+		printf("insufficient data for %d metric%s (too few windows or events)\n",
+		       insufficient, insufficient == 1 ? "" : "s");
+}
+
+static void print_table(const struct sl_comparison *c, bool all)
+{
+	for (int s = 0; s < 2; s++)
+		printf("%-10s %s (%d run%s, %zu windows)\n",
+		       s ? "candidate:" : "baseline:", c->side[s].desc, c->side[s].nr_runs,
+		       c->side[s].nr_runs == 1 ? "" : "s", c->side[s].windows);
+	printf("statistics: hierarchical bootstrap, %d resamples, seed %" PRIu64
+	       ", Holm alpha %g, flag at %.0f%% relative change and %gx the metric floors\n",
+	       c->resamples, c->seed, c->alpha, 100 * c->rel_threshold, c->floor_scale);
+	for (int i = 0; i < c->nr_notes; i++)
+		printf("note: %s\n", c->notes[i]);
+	if (c->verdict != SL_V_INSUFFICIENT) {
+		print_flagged(c);
+		print_rest(c, all);
+	}
+	printf("\nverdict: %s: %s", sl_verdict_name(c->verdict), c->summary);
+	if (c->id >= 0)
+		printf(" [comparison %" PRId64 "]", c->id);
+	printf("\n");
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'D' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "candidate", required_argument, NULL, 'c' },
+		{ "baseline-runs", required_argument, NULL, 'B' },
+		{ "candidate-runs", required_argument, NULL, 'C' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "floor-scale", required_argument, NULL, 'F' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "resamples", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "block", required_argument, NULL, 'k' },
+		{ "min-windows", required_argument, NULL, 'm' },
+		{ "segment", required_argument, NULL, 'S' },
+		{ "single-run-factor", required_argument, NULL, 'R' },
+		{ "no-store", no_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'A' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	static int64_t ids[2][MAX_IDS];
+	const char *db = "schedlens.db", *groups[MAX_GROUPS];
+	struct sl_compare_opts o;
+	struct sl_comparison *c = NULL;
+	struct sl_store *store = NULL;
+	bool json = false, all = false, store_it = true;
+	int opt, err, nr_groups = 0, status;
+	char *end;
+
+	sl_compare_opts_default(&o);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "l:g:h", opts, NULL)) != -1) {
+		end = NULL;
+		switch (opt) {
+		case 'D':
+			db = optarg;
+			break;
+		case 'b':
+			o.baseline_kernel = optarg;
+			break;
+		case 'c':
+			o.candidate_kernel = optarg;
+			break;
+		case 'B':
+		case 'C':
+			if (parse_ids(optarg, ids[opt == 'C'],
+				      opt == 'C' ? &o.nr_candidate_runs : &o.nr_baseline_runs))
+				return cli_usage(usage_text);
+			break;
+		case 'l':
+			o.label = optarg;
+			break;
+		case 'g':
+			if (nr_groups == MAX_GROUPS)
+				return cli_usage(usage_text);
+			groups[nr_groups++] = optarg;
+			break;
+		case 'f':
+			o.force = true;
+			break;
+		case 't':
+			o.rel_threshold = strtod(optarg, &end) / 100;
+			break;
+		case 'F':
+			o.floor_scale = strtod(optarg, &end);
+			break;
+		case 'a':
+			o.alpha = strtod(optarg, &end);
+			break;
+		case 'r':
+			o.resamples = (int)strtol(optarg, &end, 10);
+			break;
+		case 's':
+			o.seed = strtoull(optarg, &end, 0);
+			break;
+		case 'k':
+			o.block_len = strtoul(optarg, &end, 10);
+			break;
+		case 'm':
+			o.min_windows = strtoul(optarg, &end, 10);
+			break;
+		case 'S':
+			o.segment_ns = (uint64_t)(strtod(optarg, &end) * 1e9);
+			break;
+		case 'R':
+			o.single_run_factor = strtod(optarg, &end);
+			break;
+		case 'n':
+			store_it = false;
+			break;
+		case 'A':
+			all = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage_text);
+			return EXIT_OK;
+		default:
+			return cli_usage(usage_text);
+		}
+		if (end && *end)
+			return cli_usage(usage_text);
+	}
+	if (argc - optind == 2) {
+		if (o.nr_baseline_runs || o.nr_candidate_runs || o.baseline_kernel ||
+		    o.candidate_kernel || parse_ids(argv[optind], ids[0], &o.nr_baseline_runs) ||
+		    parse_ids(argv[optind + 1], ids[1], &o.nr_candidate_runs))
+			return cli_usage(usage_text);
+	} else if (argc != optind) {
+		return cli_usage(usage_text);
+	}
+	if ((o.nr_baseline_runs > 0) != (o.nr_candidate_runs > 0) ||
+	    ((o.nr_baseline_runs > 0) && (o.baseline_kernel || o.candidate_kernel)))
+		return cli_usage(usage_text);
+	o.baseline_runs = ids[0];
+	o.candidate_runs = ids[1];
+	if (nr_groups) {
+		o.groups = groups;
+		o.nr_groups = nr_groups;
+	}
+	o.store = store_it;
+	err = sl_store_open(db, store_it ? 0 : SL_STORE_RDONLY, &store);
+	if (err) {
+		cli_error("%s", sl_errmsg(err));
+		return EXIT_USAGE;
+	}
+	err = sl_compare(store, &o, &c);
+	if (err) {
+		cli_error("%s", sl_errmsg(err));
+		sl_store_close(store);
+		return EXIT_USAGE;
+	}
+	if (json) {
+		json_t *j = sl_comparison_to_json(c);
+
+		if (j)
+			json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+		printf("\n");
+		json_decref(j);
+	} else {
+		print_table(c, all);
+	}
+	status = c->verdict == SL_V_INSUFFICIENT ? EXIT_USAGE :
+		 c->regressions			 ? EXIT_FAIL :
+						   EXIT_OK;
+	sl_comparison_free(c);
+	sl_store_close(store);
+	return status;
+}

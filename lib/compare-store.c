@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Comparisons in and out of the database (tables comparisons, comparison_runs, findings
+ * of schema/0002-findings.sql) and as JSON, the one shape `schedlens diff --json`,
+ * `schedlens findings --json` and the HTTP API share.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compare-local.h"
+#include "error.h"
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static void bind_num(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v) || isinf(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+static json_t *params_json(const struct sl_comparison *c)
+{
+	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:b}", "seed", (json_int_t)c->seed, "resamples",
+			 c->resamples, "alpha", c->alpha, "rel_threshold", c->rel_threshold,
+			 "floor_scale", c->floor_scale, "single_run", c->single_run);
+}
+
+static json_t *finding_json(const struct sl_finding *f)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "group", json_string(f->grp));
+	json_object_set_new(o, "metric", json_string(f->metric->name));
+	json_object_set_new(o, "unit", json_string(f->metric->unit));
+	json_object_set_new(o, "polarity", json_string(sl_polarity_name(f->metric->polarity)));
+	json_object_set_new(o, "baseline", num_or_null(f->base));
+	json_object_set_new(o, "candidate", num_or_null(f->cand));
+	json_object_set_new(o, "delta", num_or_null(f->delta));
+	json_object_set_new(o, "rel_change", num_or_null(f->rel));
+	json_object_set_new(o, "ci_low", num_or_null(f->ci_lo));
+	json_object_set_new(o, "ci_high", num_or_null(f->ci_hi));
+	json_object_set_new(o, "p_value", num_or_null(f->p));
+	json_object_set_new(o, "p_adjusted", num_or_null(f->p_adj));
+	json_object_set_new(o, "verdict", json_string(sl_verdict_name(f->verdict)));
+	json_object_set_new(o, "explanation", json_string(f->explanation));
+	return o;
+}
+
+static json_t *side_json(const struct sl_cmp_side *s)
+{
+	json_t *runs = json_array();
+
+	for (int i = 0; i < s->nr_runs; i++)
+		json_array_append_new(runs, json_integer(s->runs[i]));
+	return json_pack("{s:s, s:s, s:o, s:i, s:I}", "selection", s->desc, "kernel", s->kernel,
+			 "runs", runs, "units", s->units, "windows", (json_int_t)s->windows);
+}
+
+json_t *sl_comparison_to_json(const struct sl_comparison *c)
+{
+	json_t *o = json_object(), *notes = json_array(), *fs = json_array();
+
+	if (!o || !notes || !fs) {
+		json_decref(o);
+		json_decref(notes);
+		json_decref(fs);
+		return NULL;
+	}
+	for (int i = 0; i < c->nr_notes; i++)
+		json_array_append_new(notes, json_string(c->notes[i]));
+	for (size_t i = 0; i < c->nr_findings; i++)
+		json_array_append_new(fs, finding_json(&c->findings[i]));
+	json_object_set_new(o, "id", c->id >= 0 ? json_integer(c->id) : json_null());
+	json_object_set_new(o, "verdict", json_string(sl_verdict_name(c->verdict)));
+	json_object_set_new(o, "summary", json_string(c->summary));
+	json_object_set_new(o, "label", json_string(c->label));
+	json_object_set_new(o, "topo_hash", json_string(c->topo_hash));
+	json_object_set_new(o, "baseline", side_json(&c->side[0]));
+	json_object_set_new(o, "candidate", side_json(&c->side[1]));
+	json_object_set_new(o, "params", params_json(c));
+	json_object_set_new(o, "regressions", json_integer(c->regressions));
+	json_object_set_new(o, "improvements", json_integer(c->improvements));
+	json_object_set_new(o, "changes", json_integer(c->changes));
+	json_object_set_new(o, "insufficient", json_integer(c->insufficient));
+	json_object_set_new(o, "notes", notes);
+	json_object_set_new(o, "findings", fs);
+	return o;
+}
+
+static int db_err(sqlite3 *db, const char *what)
+{
+	return sl_error(-SL_EDB, "cannot %s: %s", what, sqlite3_errmsg(db));
+}
+
+int sl_cmp_store(sqlite3 *db, struct sl_comparison *c)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *params = params_json(c);
+	char *ptext = params ? json_dumps(params, JSON_COMPACT) : NULL;
+	struct timespec now;
+	int err = 0;
+
+	json_decref(params);
+	if (!ptext)
+		return -ENOMEM;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		free(ptext);
+		return db_err(db, "store the comparison");
+	}
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO comparisons (created_wall, baseline, candidate, params, "
+			       "verdict, summary) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto db_fail;
+	sqlite3_bind_int64(st, 1, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+	sqlite3_bind_text(st, 2, c->side[0].desc, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, c->side[1].desc, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, ptext, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, sl_verdict_name(c->verdict), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, c->summary, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto db_fail;
+	c->id = sqlite3_last_insert_rowid(db);
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db,
+			       "INSERT OR IGNORE INTO comparison_runs (comparison_id, run_id, side) "
+			       "VALUES (?1, ?2, ?3)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto db_fail;
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < c->side[s].nr_runs; i++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, c->id);
+			sqlite3_bind_int64(st, 2, c->side[s].runs[i]);
+			sqlite3_bind_text(st, 3, s ? "candidate" : "baseline", -1, SQLITE_STATIC);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				goto db_fail;
+		}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(
+		    db,
+		    "INSERT INTO findings (comparison_id, metric, grp, polarity, "
+		    "baseline_value, candidate_value, delta, rel_change, ci_low, ci_high, "
+		    "p_value, p_adjusted, verdict, explanation) VALUES (?1, ?2, ?3, ?4, "
+		    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		    -1, &st, NULL) != SQLITE_OK)
+		goto db_fail;
+	for (size_t i = 0; i < c->nr_findings; i++) {
+		const struct sl_finding *f = &c->findings[i];
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, c->id);
+		sqlite3_bind_text(st, 2, f->metric->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, f->grp, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, sl_polarity_name(f->metric->polarity), -1, SQLITE_STATIC);
+		bind_num(st, 5, f->base);
+		bind_num(st, 6, f->cand);
+		bind_num(st, 7, f->delta);
+		bind_num(st, 8, f->rel);
+		bind_num(st, 9, f->ci_lo);
+		bind_num(st, 10, f->ci_hi);
+		bind_num(st, 11, f->p);
+		bind_num(st, 12, f->p_adj);
+		sqlite3_bind_text(st, 13, sl_verdict_name(f->verdict), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 14, f->explanation, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto db_fail;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto db_fail;
+	free(ptext);
+	return 0;
+db_fail:
+	err = db_err(db, "store the comparison");
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	c->id = -1;
+	free(ptext);
+	return err;
+}
+
+static json_t *col_json(sqlite3_stmt *st, int i)
+{
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		return json_integer(sqlite3_column_int64(st, i));
+	case SQLITE_FLOAT:
+		return json_real(sqlite3_column_double(st, i));
+	case SQLITE_NULL:
+		return json_null();
+	default:
+		return json_string((const char *)sqlite3_column_text(st, i));
+	}
+}
+
+/* Each row of st as an object keyed by column name, appended to arr. */
+static int rows_json(sqlite3 *db, sqlite3_stmt *st, json_t *arr)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = json_object();
+
+		for (int i = 0; i < sqlite3_column_count(st); i++)
+			json_object_set_new(o, sqlite3_column_name(st, i), col_json(st, i));
+		json_array_append_new(arr, o);
+	}
+	return rc == SQLITE_DONE ? 0 : db_err(db, "read comparisons");
+}
+
+int sl_compare_list(struct sl_store *store, int limit, json_t **ret)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	json_t *a = json_array();
+	int err;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT id, created_wall, baseline, candidate, verdict, summary FROM "
+			       "comparisons ORDER BY id DESC LIMIT ?1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		json_decref(a);
+		return db_err(db, "read comparisons");
+	}
+	sqlite3_bind_int(st, 1, limit > 0 ? limit : 50);
+	err = rows_json(db, st, a);
+	sqlite3_finalize(st);
+	if (err) {
+		json_decref(a);
+		return err;
+	}
+	*ret = a;
+	return 0;
+}
+
+int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	json_t *arr = json_array(), *o, *fs = json_array(),
+	       *runs[2] = { json_array(), json_array() };
+	int err;
+
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT id, created_wall, baseline, candidate, params, verdict, summary "
+		    "FROM comparisons WHERE id = ?1",
+		    -1, &st, NULL) != SQLITE_OK)
+		goto db_fail;
+	sqlite3_bind_int64(st, 1, id);
+	err = rows_json(db, st, arr);
+	sqlite3_finalize(st);
+	if (err || !json_array_size(arr)) {
+		err = err ? err : sl_error(-ENOENT, "no comparison %lld", (long long)id);
+		goto fail;
+	}
+	o = json_incref(json_array_get(arr, 0));
+	json_decref(arr);
+	arr = o;
+	/* params were stored as JSON text: give them back as an object */
+	o = json_loads(json_string_value(json_object_get(arr, "params")), 0, NULL);
+	json_object_set_new(arr, "params", o ? o : json_null());
+	if (sqlite3_prepare_v2(db,
+			       "SELECT run_id, side FROM comparison_runs WHERE comparison_id = ?1 "
+			       "ORDER BY run_id",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto db_fail;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(
+			runs[strcmp((const char *)sqlite3_column_text(st, 1), "baseline") != 0],
+			json_integer(sqlite3_column_int64(st, 0)));
+	sqlite3_finalize(st);
+	json_object_set_new(arr, "baseline_runs", runs[0]);
+	json_object_set_new(arr, "candidate_runs", runs[1]);
+	runs[0] = runs[1] = NULL;
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT grp AS \"group\", metric, polarity, baseline_value AS baseline, "
+		    "candidate_value AS candidate, delta, rel_change, ci_low, ci_high, "
+		    "p_value, p_adjusted, verdict, explanation FROM findings WHERE "
+		    "comparison_id = ?1 AND (?2 = 0 OR verdict IN ('regression', "
+		    "'improvement', 'change')) ORDER BY id",
+		    -1, &st, NULL) != SQLITE_OK)
+		goto db_fail;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, flagged_only);
+	err = rows_json(db, st, fs);
+	sqlite3_finalize(st);
+	if (err)
+		goto fail;
+	for (size_t i = 0; i < json_array_size(fs); i++) {
+		json_t *f = json_array_get(fs, i);
+		const struct sl_metric *m =
+			sl_metric_find(json_string_value(json_object_get(f, "metric")));
+
+		json_object_set_new(f, "unit", json_string(m ? m->unit : ""));
+	}
+	json_object_set_new(arr, "findings", fs);
+	*ret = arr;
+	return 0;
+db_fail:
+	err = db_err(db, "read comparisons");
+fail:
+	json_decref(arr);
+	json_decref(fs);
+	json_decref(runs[0]);
+	json_decref(runs[1]);
+	return err;
+}

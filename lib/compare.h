@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Kernel-vs-kernel comparison (DESIGN.md "Comparison"): selects a baseline and a
+ * candidate set of runs (by kernel release, by run ids, or the previous kernel against
+ * the current one for a workload label), loads their windows, and tests every metric of
+ * lib/metrics.h for every group with a hierarchical bootstrap (runs, then moving blocks
+ * of consecutive windows within a run), Holm-corrected across the whole family. A metric
+ * is flagged only when it is significant, its relative change passes a threshold and its
+ * absolute change passes the metric's floor. The comparison and its findings can be
+ * stored (tables comparisons, comparison_runs, findings) and read back.
+ */
+#ifndef SL_COMPARE_H
+#define SL_COMPARE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "records.h"
+#include "store.h"
+
+enum sl_verdict {
+	SL_V_REGRESSION, /* significant, large enough, in the metric's bad direction */
+	SL_V_IMPROVEMENT, /* ... in its good direction */
+	SL_V_CHANGE, /* ... of a neutral metric */
+	SL_V_NO_CHANGE,
+	SL_V_INSUFFICIENT, /* too few windows or events: no verdict */
+};
+
+/* "regression", "improvement", "change", "no_change", "insufficient_data". */
+const char *sl_verdict_name(enum sl_verdict v);
+
+struct sl_compare_opts {
+	/* selection: kernels, or run ids, or neither (previous kernel vs current) */
+	const char *baseline_kernel, *candidate_kernel;
+	const int64_t *baseline_runs, *candidate_runs;
+	int nr_baseline_runs, nr_candidate_runs;
+	const char *label; /* workload label; NULL: the candidate's newest run's */
+	bool force; /* allow runs of other topologies or labels */
+	const char *const *groups; /* NULL: every group both sides have windows of */
+	int nr_groups;
+	uint64_t segment_ns; /* cut runs into segments this long that serve as runs; 0: no */
+
+	/* statistics (sl_compare_opts_default) */
+	uint64_t seed; /* 1 */
+	int resamples; /* bootstrap resamples, 1000 */
+	double alpha; /* family-wise, after Holm: 0.01 */
+	double rel_threshold; /* |relative change| to flag: 0.10 */
+	double floor_scale; /* multiplies every metric's absolute floor: 1 */
+	double single_run_factor; /* thresholds and floors times this with one run a side: 2 */
+	size_t block_len; /* windows per moving block; 0: cube root of the run's windows */
+	size_t min_windows; /* per side and group, fewer is insufficient data: 10 */
+	bool store; /* write the comparison and its findings (store opened read-write) */
+};
+
+void sl_compare_opts_default(struct sl_compare_opts *o);
+
+struct sl_finding {
+	const struct sl_metric *metric;
+	char grp[SL_GROUP_LEN];
+	double base, cand; /* pooled values in the metric's display unit; NAN if unknown */
+	double delta, rel; /* cand - base, and over base (INFINITY when base is 0) */
+	double ci_lo, ci_hi; /* 95% percentile bootstrap interval of delta */
+	double p, p_adj; /* bootstrap p-value, Holm-adjusted; NAN when not tested */
+	enum sl_verdict verdict;
+	char explanation[400];
+};
+
+struct sl_cmp_side {
+	char desc[256]; /* "kernel=6.1.0-50 runs=1,2" */
+	char kernel[128]; /* the side's kernel release, or "mixed" */
+	int64_t *runs;
+	int nr_runs;
+	int units; /* runs, or segments with segment_ns */
+	size_t windows; /* of group "*" */
+};
+
+struct sl_comparison {
+	int64_t id; /* comparisons.id, -1 when not stored */
+	struct sl_cmp_side side[2]; /* [0] baseline, [1] candidate */
+	char label[128];
+	char topo_hash[32];
+	bool single_run; /* a side has one run (or segment): thresholds were raised */
+	double rel_threshold, floor_scale; /* as applied */
+	uint64_t seed;
+	int resamples;
+	double alpha;
+	enum sl_verdict verdict; /* regression > improvement > change > no_change */
+	int regressions, improvements, changes, insufficient;
+	char summary[512];
+	int nr_notes;
+	char notes[6][256];
+	size_t nr_findings;
+	struct sl_finding *findings; /* by group ("*" first), then metric table order */
+};
+
+/*
+ * Selects, loads and tests; stores the result when o->store. On success *ret is a
+ * comparison the caller frees with sl_comparison_free() (even when its verdict is
+ * insufficient data). Errors: -SL_EUSAGE (nothing matches the selection, mixed topology
+ * or labels without force, a run on both sides), -SL_EDB, -ENOMEM, with a message.
+ */
+int sl_compare(struct sl_store *store, const struct sl_compare_opts *o, struct sl_comparison **ret);
+
+void sl_comparison_free(struct sl_comparison *c);
+
+/* The comparison as a JSON object (new reference; NULL on allocation failure). */
+json_t *sl_comparison_to_json(const struct sl_comparison *c);
+
+/*
+ * Stored comparisons, newest first, at most limit (0: 50), as a JSON array of objects
+ * (id, created_wall, baseline, candidate, verdict, summary). New reference in *ret.
+ */
+int sl_compare_list(struct sl_store *store, int limit, json_t **ret);
+
+/*
+ * One stored comparison with its runs and findings (all, or only the flagged ones), as a
+ * JSON object like sl_comparison_to_json()'s. -ENOENT if there is no such comparison.
+ */
+int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret);
+
+#endif

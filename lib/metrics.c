@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The metric table of the comparison and the arithmetic and wording around it (see
+ * metrics.h). Floors are absolute: a change must be at least this large, in the metric's
+ * display unit, to be flagged, whatever its significance; README.md lists them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "metrics.h"
+
+#define SHARE(n, nu, de, pol, fl, t)                                               \
+	{                                                                          \
+		.name = n, .kind = SL_MK_SHARE, .num = nu, .den = de, .unit = "%", \
+		.polarity = pol, .floor = fl, .min_den = 200, .text = t            \
+	}
+#define RATE(n, nu, sc, u, pol, fl, t)                                                      \
+	{                                                                                   \
+		.name = n, .kind = SL_MK_RATE, .num = nu, .den = SL_WC_DUR_NS, .scale = sc, \
+		.unit = u, .polarity = pol, .floor = fl, .min_den = 0, .text = t            \
+	}
+#define QUANT(n, qq, fl, t)                                                                       \
+	{                                                                                         \
+		.name = n, .kind = SL_MK_QUANTILE, .den = SL_WC_LAT_COUNT, .q = qq, .unit = "us", \
+		.polarity = SL_MPOL_WORSE_UP, .floor = fl, .min_den = 200, .text = t              \
+	}
+
+#define UP SL_MPOL_WORSE_UP
+#define NEUTRAL SL_MPOL_NEUTRAL
+
+const struct sl_metric sl_metrics[] = {
+	/* target-CPU choice */
+	SHARE("missed_idle_rate", SL_WC_MISSED_IDLE, SL_WC_KNOWN_STATE, UP, 2.0,
+	      "wakeups of {g} landed on a busy CPU while an idle CPU sat in the same LLC in {v} "
+	      "of wakeups"),
+	SHARE("missed_smt_rate", SL_WC_MISSED_SMT, SL_WC_KNOWN_STATE, UP, 2.0,
+	      "wakeups of {g} landed on a busy CPU while its SMT sibling was idle in {v} of "
+	      "wakeups"),
+	SHARE("stacking_rate", SL_WC_STACKED, SL_WC_KNOWN_STATE, UP, 1.0,
+	      "wakeups of {g} were stacked onto an idle CPU another wakee had already claimed in "
+	      "{v} of wakeups"),
+	SHARE("prev_same_share", SL_WC_PREV_SAME, SL_WC_PREV_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed on the CPU the task last ran on"),
+	SHARE("prev_smt_share", SL_WC_PREV_SMT, SL_WC_PREV_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed on the SMT sibling of the task's previous CPU"),
+	SHARE("prev_llc_share", SL_WC_PREV_LLC, SL_WC_PREV_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed on another core of the previous CPU's LLC"),
+	SHARE("prev_package_share", SL_WC_PREV_PACKAGE, SL_WC_PREV_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed in another LLC of the previous CPU's package"),
+	SHARE("prev_remote_share", SL_WC_PREV_REMOTE, SL_WC_PREV_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed on another package than the previous CPU's"),
+	SHARE("waker_same_share", SL_WC_WAKER_SAME, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed on the waker's CPU"),
+	SHARE("waker_smt_share", SL_WC_WAKER_SMT, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed on the SMT sibling of the waker's CPU"),
+	SHARE("waker_llc_share", SL_WC_WAKER_LLC, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed on another core of the waker's LLC"),
+	SHARE("waker_package_share", SL_WC_WAKER_PACKAGE, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed in another LLC of the waker's package"),
+	SHARE("waker_remote_share", SL_WC_WAKER_REMOTE, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
+	      "{v} of wakeups of {g} were placed on another package than the waker's"),
+	QUANT("latency_p50", 0.5, 5.0, "the median wakeup latency of {g} was {v}"),
+	QUANT("latency_p99", 0.99, 50.0, "the 99th-percentile wakeup latency of {g} was {v}"),
+	/* preemption and lock-holder preemption */
+	SHARE("preempt_share", SL_WC_PREEMPT_ALL, SL_WC_SWITCHES, UP, 2.0,
+	      "{v} of the switch-outs of {g} were preemptions of a still runnable task"),
+	RATE("preempt_wakeup_rate", SL_WC_PREEMPT_WAKEUP, 1, "/s", UP, 20.0,
+	     "preemptions of {g} by woken tasks ran at {v}"),
+	RATE("preempt_tick_rate", SL_WC_PREEMPT_TICK, 1, "/s", UP, 20.0,
+	     "preemptions of {g} at the tick or by the balancer ran at {v}"),
+	RATE("same_group_preempt_rate", SL_WC_PREEMPT_SAME, 1, "/s", UP, 20.0,
+	     "preemptions of {g} by a task of the same group ran at {v}"),
+	RATE("lhp_rate", SL_WC_LHP_COUNT, 1, "/s", UP, 2.0,
+	     "preemptions of lock holders of {g} while others waited on them ran at {v}"),
+	RATE("lhp_cost", SL_WC_LHP_COST_NS, 1e-6, "ms/s", UP, 0.5,
+	     "preempted lock holders of {g} kept their waiters waiting {v}"),
+	RATE("hub_preempt_rate", SL_WC_HUB_PREEMPT, 1, "/s", UP, 2.0,
+	     "preemptions of hubs of {g} (tasks that wake many others) ran at {v}"),
+	RATE("migration_rate", SL_WC_MIGRATIONS, 1, "/s", NEUTRAL, 50.0,
+	     "migrations of {g} ran at {v}"),
+	/* policy fingerprint */
+	SHARE("policy_prev_idle_share", SL_WC_POL_PREV_IDLE, SL_WC_POLICY_KNOWN, NEUTRAL, 2.0,
+	      "the prev-if-idle policy would have chosen the kernel's CPU for {v} of wakeups of "
+	      "{g}"),
+	SHARE("policy_affine_share", SL_WC_POL_AFFINE, SL_WC_POLICY_KNOWN, NEUTRAL, 2.0,
+	      "the affine-to-waker policy would have chosen the kernel's CPU for {v} of wakeups "
+	      "of {g}"),
+	SHARE("policy_llc_scan_share", SL_WC_POL_LLC_SCAN, SL_WC_POLICY_KNOWN, NEUTRAL, 2.0,
+	      "the full-LLC-scan policy would have chosen the kernel's CPU for {v} of wakeups of "
+	      "{g}"),
+	SHARE("policy_buddy_share", SL_WC_POL_BUDDY, SL_WC_POLICY_KNOWN, NEUTRAL, 2.0,
+	      "the 3.6 buddy rule would have chosen the kernel's CPU for {v} of wakeups of {g}"),
+	SHARE("policy_smt_first_share", SL_WC_POL_SMT_FIRST, SL_WC_POLICY_KNOWN, NEUTRAL, 2.0,
+	      "the idle-core-first policy would have chosen the kernel's CPU for {v} of wakeups "
+	      "of {g}"),
+};
+
+const size_t sl_nr_metrics = sizeof(sl_metrics) / sizeof(sl_metrics[0]);
+
+const struct sl_metric *sl_metric_find(const char *name)
+{
+	for (size_t i = 0; i < sl_nr_metrics; i++)
+		if (!strcmp(sl_metrics[i].name, name))
+			return &sl_metrics[i];
+	return NULL;
+}
+
+const char *sl_polarity_name(enum sl_polarity p)
+{
+	switch (p) {
+	case SL_MPOL_WORSE_UP:
+		return "worse_up";
+	case SL_MPOL_WORSE_DOWN:
+		return "worse_down";
+	default:
+		return "neutral";
+	}
+}
+
+void sl_metrics_columns(const struct sl_window_rec *w, double *c)
+{
+	c[SL_WC_DUR_NS] = (double)w->dur_ns;
+	c[SL_WC_WAKEUPS] = (double)w->wakeups;
+	c[SL_WC_KNOWN_STATE] = (double)(w->target_state[SL_TS_IDLE] + w->target_state[SL_TS_BUSY] +
+					w->target_state[SL_TS_CLAIMED]);
+	c[SL_WC_PREV_KNOWN] = 0;
+	c[SL_WC_WAKER_KNOWN] = 0;
+	for (int r = SL_RREL_SAME; r <= SL_RREL_REMOTE; r++) {
+		c[SL_WC_PREV_SAME + r] = (double)w->class_prev[r];
+		c[SL_WC_WAKER_SAME + r] = (double)w->class_waker[r];
+		c[SL_WC_PREV_KNOWN] += (double)w->class_prev[r];
+		c[SL_WC_WAKER_KNOWN] += (double)w->class_waker[r];
+	}
+	c[SL_WC_MISSED_IDLE] = (double)w->missed_idle;
+	c[SL_WC_MISSED_SMT] = (double)w->missed_smt;
+	c[SL_WC_STACKED] = (double)w->stacked;
+	c[SL_WC_MIGRATIONS] = (double)w->migrations;
+	c[SL_WC_SWITCHES] = (double)w->switches;
+	c[SL_WC_PREEMPT_WAKEUP] = (double)w->preempt_wakeup;
+	c[SL_WC_PREEMPT_TICK] = (double)w->preempt_tick;
+	c[SL_WC_PREEMPT_ALL] = (double)(w->preempt_wakeup + w->preempt_tick);
+	c[SL_WC_PREEMPT_SAME] = (double)w->preempt_same_group;
+	c[SL_WC_LHP_COUNT] = (double)w->lhp_count;
+	c[SL_WC_LHP_COST_NS] = (double)w->lhp_cost_ns;
+	c[SL_WC_HUB_PREEMPT] = (double)w->hub_preemptions;
+	c[SL_WC_POLICY_KNOWN] = (double)w->policy_known;
+	for (int p = 0; p < SL_POL_COUNT; p++)
+		c[SL_WC_POL_PREV_IDLE + p] = (double)w->policy_agree[p];
+	c[SL_WC_LAT_COUNT] = (double)w->latency.total;
+}
+
+double sl_metric_value(const struct sl_metric *m, const double *s, const struct sl_hist *lat)
+{
+	switch (m->kind) {
+	case SL_MK_SHARE:
+		return s[m->den] > 0 ? 100.0 * s[m->num] / s[m->den] : NAN;
+	case SL_MK_RATE:
+		return s[SL_WC_DUR_NS] > 0 ? s[m->num] * m->scale / (s[SL_WC_DUR_NS] / 1e9) : NAN;
+	case SL_MK_QUANTILE:
+		return lat && lat->total ? (double)sl_hist_quantile_ns(lat, m->q) / 1e3 : NAN;
+	}
+	return NAN;
+}
+
+void sl_metric_format(const struct sl_metric *m, double v, char *buf, size_t size)
+{
+	if (isnan(v))
+		snprintf(buf, size, "n/a");
+	else if (m->kind == SL_MK_SHARE)
+		snprintf(buf, size, "%.1f%%", v);
+	else if (m->kind == SL_MK_QUANTILE)
+		snprintf(buf, size, "%.0f us", v);
+	else if (!strcmp(m->unit, "ms/s"))
+		snprintf(buf, size, "%.2f ms/s", v);
+	else
+		snprintf(buf, size, "%.1f/s", v);
+}
+
+/* A delta in the metric's unit with its sign: "+28.9 pts", "-3.20 ms per s". */
+static void format_delta(const struct sl_metric *m, double d, char *buf, size_t size)
+{
+	char v[32];
+
+	if (m->kind == SL_MK_SHARE) {
+		snprintf(buf, size, "%+.1f pts", d);
+		return;
+	}
+	sl_metric_format(m, fabs(d), v, sizeof(v));
+	snprintf(buf, size, "%s%s", d < 0 ? "-" : "+", v);
+}
+
+static void range_text(const struct sl_metric *m, double lo, double hi, char *buf, size_t size)
+{
+	int prec = m->kind == SL_MK_SHARE || !strcmp(m->unit, "/s") ? 1 :
+		   m->kind == SL_MK_QUANTILE			    ? 0 :
+								      2;
+
+	snprintf(buf, size, "%.*f..%.*f", prec, lo, prec, hi);
+}
+
+void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, double cand,
+		       double lo, double hi, char *buf, size_t size)
+{
+	char g[SL_GROUP_LEN + 16], v[32], was[32], d[40], rel[32] = "", ci[64];
+	size_t o = 0;
+
+	if (!strcmp(grp, SL_GROUP_ALL))
+		snprintf(g, sizeof(g), "all tasks");
+	else
+		snprintf(g, sizeof(g), "%.*s", SL_GROUP_LEN - 1, grp);
+	sl_metric_format(m, cand, v, sizeof(v));
+	sl_metric_format(m, base, was, sizeof(was));
+	format_delta(m, cand - base, d, sizeof(d));
+	if (m->kind != SL_MK_SHARE && base > 0)
+		snprintf(rel, sizeof(rel), " (%+.0f%%)", 100 * (cand - base) / base);
+	range_text(m, lo, hi, ci, sizeof(ci));
+	for (const char *t = m->text; *t && o + 1 < size;) {
+		const char *sub = NULL;
+
+		if (!strncmp(t, "{g}", 3))
+			sub = g;
+		else if (!strncmp(t, "{v}", 3))
+			sub = v;
+		if (sub) {
+			o += (size_t)snprintf(buf + o, size - o, "%s", sub);
+			if (o >= size)
+				o = size - 1;
+			t += 3;
+		} else {
+			buf[o++] = *t++;
+		}
+	}
+	buf[o] = 0;
+	snprintf(buf + o, size - o, " (was %s, %s%s, 95%% CI %s)", was, d, rel, ci);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The comparison's metric table: every metric `schedlens diff` tests, defined once as a
+ * numerator and a denominator over window columns (or a quantile of the windows' latency
+ * histograms), with its unit, polarity, absolute floor and the sentence that explains a
+ * finding. The comparison, the CLI, the stored findings and README.md's table all follow
+ * this one table (DESIGN.md "Windows" and "Comparison").
+ */
+#ifndef SL_METRICS_H
+#define SL_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "records.h"
+
+/* Per-window columns the metrics are built from, summed over windows (never averaged). */
+enum sl_wcol {
+	SL_WC_DUR_NS,
+	SL_WC_WAKEUPS,
+	SL_WC_KNOWN_STATE, /* target state idle + busy + claimed */
+	SL_WC_PREV_KNOWN, /* class_prev not unknown */
+	SL_WC_PREV_SAME,
+	SL_WC_PREV_SMT,
+	SL_WC_PREV_LLC,
+	SL_WC_PREV_PACKAGE,
+	SL_WC_PREV_REMOTE,
+	SL_WC_WAKER_KNOWN,
+	SL_WC_WAKER_SAME,
+	SL_WC_WAKER_SMT,
+	SL_WC_WAKER_LLC,
+	SL_WC_WAKER_PACKAGE,
+	SL_WC_WAKER_REMOTE,
+	SL_WC_MISSED_IDLE,
+	SL_WC_MISSED_SMT,
+	SL_WC_STACKED,
+	SL_WC_MIGRATIONS,
+	SL_WC_SWITCHES,
+	SL_WC_PREEMPT_WAKEUP,
+	SL_WC_PREEMPT_TICK,
+	SL_WC_PREEMPT_ALL,
+	SL_WC_PREEMPT_SAME,
+	SL_WC_LHP_COUNT,
+	SL_WC_LHP_COST_NS,
+	SL_WC_HUB_PREEMPT,
+	SL_WC_POLICY_KNOWN,
+	SL_WC_POL_PREV_IDLE,
+	SL_WC_POL_AFFINE,
+	SL_WC_POL_LLC_SCAN,
+	SL_WC_POL_BUDDY,
+	SL_WC_POL_SMT_FIRST,
+	SL_WC_LAT_COUNT,
+	SL_WC_COUNT
+};
+
+enum sl_metric_kind {
+	SL_MK_SHARE, /* sum(num) / sum(den), shown in percent; deltas in points */
+	SL_MK_RATE, /* sum(num) * scale / (sum(dur_ns) / 1e9): per second */
+	SL_MK_QUANTILE, /* quantile q of the merged latency histogram, in us */
+};
+
+/* Which direction is bad (the findings table's polarity column). */
+enum sl_polarity {
+	SL_MPOL_WORSE_UP, /* "worse_up": an increase is a regression */
+	SL_MPOL_WORSE_DOWN, /* "worse_down": a decrease is a regression */
+	SL_MPOL_NEUTRAL, /* "neutral": a change is reported, neither good nor bad */
+};
+
+struct sl_metric {
+	const char *name; /* stable id, e.g. "missed_idle_rate" (findings.metric) */
+	enum sl_metric_kind kind;
+	enum sl_wcol num, den; /* SL_MK_SHARE: both; SL_MK_RATE: num; SL_MK_QUANTILE: den
+				* (the count that must reach min_den) */
+	double q; /* SL_MK_QUANTILE */
+	double scale; /* SL_MK_RATE: multiplies num (1e-6 turns ns into ms) */
+	const char *unit; /* "%", "/s", "ms/s", "us" */
+	enum sl_polarity polarity;
+	double floor; /* smallest |delta| that counts, in the display unit (pts for shares) */
+	double min_den; /* fewer than this (den summed per side) is insufficient data */
+	/* The finding's sentence: "{g}" becomes the group phrase, "{v}" the candidate value. */
+	const char *text;
+};
+
+extern const struct sl_metric sl_metrics[];
+extern const size_t sl_nr_metrics;
+
+/* The metric named name, or NULL. */
+const struct sl_metric *sl_metric_find(const char *name);
+
+/* "worse_up", "worse_down", "neutral". */
+const char *sl_polarity_name(enum sl_polarity p);
+
+/* Fills cols[SL_WC_COUNT] from one window row. */
+void sl_metrics_columns(const struct sl_window_rec *w, double *cols);
+
+/*
+ * The metric's value from summed columns (and, for quantiles, a latency histogram),
+ * in its display unit. NAN when the denominator is 0.
+ */
+double sl_metric_value(const struct sl_metric *m, const double *sums, const struct sl_hist *lat);
+
+/* Formats a value in the metric's unit ("31.0%", "1234.5/s", "2.31 ms/s", "42 us"). */
+void sl_metric_format(const struct sl_metric *m, double v, char *buf, size_t size);
+
+/*
+ * The sentence of a finding, e.g. "wakeups of postgres landed on a busy CPU while an idle
+ * CPU sat in the same LLC in 31.0% of wakeups (was 2.1%, +28.9 pts, 95% CI 27.5..30.2)".
+ */
+void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, double cand,
+		       double lo, double hi, char *buf, size_t size);
+
+#endif

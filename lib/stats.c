@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Seeded PRNG, moving-block resampling, percentiles, bootstrap p-values and Holm's
+ * correction for the comparison (see stats.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void sl_rng_seed(struct sl_rng *r, uint64_t seed)
+{
+	/* splitmix64 never yields four zero words, the one state xoshiro cannot leave */
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t sl_rng_next(struct sl_rng *r)
+{
+	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return res;
+}
+
+uint64_t sl_rng_below(struct sl_rng *r, uint64_t n)
+{
+	uint64_t x, lim;
+
+	if (n <= 1)
+		return 0;
+	/* reject the top partial copy of [0, n) so every value is equally likely */
+	lim = UINT64_MAX - UINT64_MAX % n;
+	do
+		x = sl_rng_next(r);
+	while (x >= lim);
+	return x % n;
+}
+
+double sl_rng_double(struct sl_rng *r)
+{
+	return (double)(sl_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+size_t sl_stats_block_len(size_t n)
+{
+	size_t len = (size_t)llround(cbrt((double)n));
+
+	return len ? len : 1;
+}
+
+size_t sl_stats_block_starts(struct sl_rng *r, size_t n, size_t len, size_t *starts)
+{
+	size_t k;
+
+	if (!n)
+		return 0;
+	if (!len || len > n)
+		len = len ? n : 1;
+	k = (n + len - 1) / len;
+	for (size_t i = 0; i < k; i++)
+		starts[i] = sl_rng_below(r, n - len + 1);
+	return k;
+}
+
+void sl_stats_block_resample(struct sl_rng *r, size_t n, size_t len, size_t *idx)
+{
+	size_t k, out = 0;
+
+	if (!len || len > n)
+		len = len ? n : 1;
+	/* the starts go to the tail of idx, which the copying below only reaches later */
+	k = n ? (n + len - 1) / len : 0;
+	sl_stats_block_starts(r, n, len, idx + n - k);
+	for (size_t b = 0; b < k; b++) {
+		size_t s = idx[n - k + b];
+
+		for (size_t j = 0; j < len && out < n; j++)
+			idx[out++] = s + j;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double sl_stats_percentile(double *v, size_t n, double q)
+{
+	double pos, frac;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (q <= 0)
+		return v[0];
+	if (q >= 1)
+		return v[n - 1];
+	pos = q * (double)(n - 1);
+	i = (size_t)pos;
+	frac = pos - (double)i;
+	return i + 1 < n ? v[i] + frac * (v[i + 1] - v[i]) : v[i];
+}
+
+double sl_stats_norm_cdf(double x)
+{
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+double sl_stats_boot_pvalue(double observed, const double *boot, size_t n)
+{
+	double mean = 0, ss = 0, se;
+
+	if (observed == 0)
+		return 1;
+	if (n < 2)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		mean += boot[i];
+	mean /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (boot[i] - mean) * (boot[i] - mean);
+	se = sqrt(ss / (double)(n - 1));
+	if (se == 0)
+		return 0;
+	return 2 * sl_stats_norm_cdf(-fabs(observed) / se);
+}
+
+struct pv {
+	double p;
+	size_t i;
+};
+
+static int cmp_pv(const void *a, const void *b)
+{
+	const struct pv *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+int sl_stats_holm(const double *p, size_t n, double *adj)
+{
+	struct pv *v = malloc(sizeof(*v) * (n ? n : 1));
+	size_t m = 0;
+	double run = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		adj[i] = NAN;
+		if (!isnan(p[i]))
+			v[m++] = (struct pv){ p[i], i };
+	}
+	qsort(v, m, sizeof(*v), cmp_pv);
+	for (size_t j = 0; j < m; j++) {
+		double a = (double)(m - j) * v[j].p;
+
+		if (a > 1)
+			a = 1;
+		if (a > run)
+			run = a;
+		adj[v[j].i] = run;
+	}
+	free(v);
+	return 0;
+}
