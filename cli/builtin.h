@@ -19,5 +19,7 @@ int cli_usage(const char *text);
 int cmd_topology(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

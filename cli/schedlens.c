@@ -19,6 +19,8 @@ static const struct command commands[] = {
 	{ "topology", cmd_topology, "show this host's (or a sysfs copy's) CPU topology" },
 	{ "record", cmd_record, "record scheduler events for a duration or while a command runs" },
 	{ "diff", cmd_diff, "compare a baseline kernel's runs with a candidate's: findings" },
+	{ "import", cmd_import, "analyse and store a trace.dat or ftrace text dump" },
+	{ "export", cmd_export, "write a stored run as ftrace text" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `schedlens import FILE`: analyses a trace.dat or an ftrace text dump like a live
+ * recording and stores it as a run, classified with the traced host's topology (--topology
+ * or --sysfs). Prints a summary, or one line of JSON with --json; a progress bar goes to
+ * stderr when it is a terminal.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "builtin.h"
+#include "error.h"
+#include "import.h"
+#include "topo.h"
+
+static const char usage_text[] =
+	"schedlens import FILE [-l LABEL] [--kernel RELEASE] [--host NAME]\n"
+	"                        [--topology FILE | --sysfs DIR] [-o DB] [--format dat|text] "
+	"[--json]\n"
+	"  FILE             a trace.dat (trace-cmd record) or ftrace text (tracefs 'trace',\n"
+	"                   trace-cmd report); told apart by content\n"
+	"  --topology FILE  the traced host's topology ('schedlens topology --save' there)\n"
+	"  --sysfs DIR      ... or a copy of its /sys (DIR/sys/devices/system/cpu)\n"
+	"  --kernel R       the traced kernel's release (trace.dat files carry it)";
+
+static void show_progress(void *ctx, const struct sl_import_progress *p)
+{
+	double rate = p->elapsed_s > 0 ? p->events / p->elapsed_s : 0;
+	double frac = p->total ? (double)p->done / p->total : 0;
+	double eta = frac > 0.001 ? p->elapsed_s * (1 - frac) / frac : 0;
+	char bar[31];
+	int fill;
+
+	if (frac > 1)
+		frac = 1;
+	fill = (int)(frac * 30);
+	memset(bar, '#', fill);
+	memset(bar + fill, '.', 30 - fill);
+	bar[30] = '\0';
+	fprintf(stderr, "\r[%s] %3.0f%%  %llu events  %.2f M/s  ETA %.0f s ", bar, frac * 100,
+		(unsigned long long)p->events, rate / 1e6, eta);
+}
+
+static void print_json(const struct sl_import_opts *o, const struct sl_import_result *r)
+{
+	json_t *j = json_object(), *ev = json_object();
+	char *text;
+
+	for (unsigned int t = 1; t < SL_EV_TYPE_MAX; t++)
+		json_object_set_new(ev, sl_event_type_name(t), json_integer(r->events[t]));
+	json_object_set_new(j, "file", json_string(o->path));
+	json_object_set_new(j, "format", json_string(sl_import_format_name(r->format)));
+	if (r->format == SL_IMPORT_DAT) {
+		json_object_set_new(j, "file_version", json_integer(r->file_version));
+		json_object_set_new(j, "instances", json_integer(r->nr_instances));
+	} else {
+		json_object_set_new(j, "nsec", json_boolean(r->nsec));
+	}
+	json_object_set_new(j, "kernel_release", json_string(r->kernel_release));
+	json_object_set_new(j, "hostname", json_string(r->hostname));
+	json_object_set_new(j, "trace_clock",
+			    r->trace_clock[0] ? json_string(r->trace_clock) : json_null());
+	json_object_set_new(j, "cpus", json_integer(r->nr_cpus));
+	json_object_set_new(j, "units", json_integer(r->units));
+	json_object_set_new(j, "skipped", json_integer(r->skipped));
+	json_object_set_new(j, "events_total", json_integer(r->events_total));
+	json_object_set_new(j, "events", ev);
+	json_object_set_new(j, "wakeup_records", json_integer(r->session.engine.wakeups));
+	json_object_set_new(j, "preemptions", json_integer(r->session.engine.preemptions));
+	json_object_set_new(j, "lhp", json_integer(r->session.engine.lhp));
+	json_object_set_new(j, "out_of_order", json_integer(r->session.engine.out_of_order));
+	json_object_set_new(j, "switch_mismatch", json_integer(r->session.engine.switch_mismatch));
+	json_object_set_new(j, "topology", json_boolean(r->topo_known));
+	json_object_set_new(j, "waker_from_wakeup", json_boolean(r->waker_from_wakeup));
+	json_object_set_new(j, "complete", json_boolean(r->complete));
+	if (!r->complete)
+		json_object_set_new(j, "error", json_string(r->error));
+	json_object_set_new(j, "cpu_s", json_real(r->cpu_s));
+	json_object_set_new(j, "events_per_cpu_s",
+			    json_real(r->cpu_s > 0 ? r->events_total / r->cpu_s : 0));
+	if (r->session.run_id >= 0)
+		json_object_set_new(j, "run_id", json_integer(r->session.run_id));
+	text = json_dumps(j, JSON_COMPACT);
+	if (text)
+		puts(text);
+	free(text);
+	json_decref(j);
+}
+
+static void print_text(const struct sl_import_opts *o, const struct sl_import_result *r)
+{
+	printf("imported '%s' (%s", o->path, sl_import_format_name(r->format));
+	if (r->format == SL_IMPORT_DAT)
+		printf(" v%lu, %d instance(s)", r->file_version, r->nr_instances);
+	else
+		printf(", %s timestamps", r->nsec ? "ns" : "us");
+	printf("): kernel %s, host %s, clock %s, %d CPUs\n", r->kernel_release, r->hostname,
+	       r->trace_clock[0] ? r->trace_clock : "unknown (text does not say)", r->nr_cpus);
+	printf("  %llu events in %.2f CPU-s (%.2f M/s)\n  ", (unsigned long long)r->events_total,
+	       r->cpu_s, r->cpu_s > 0 ? r->events_total / r->cpu_s / 1e6 : 0);
+	for (unsigned int t = 1; t < SL_EV_TYPE_MAX; t++)
+		printf("%s %llu  ", sl_event_type_name(t), (unsigned long long)r->events[t]);
+	printf("\n  wakeup records %llu, preemptions %llu, LHP %llu\n",
+	       (unsigned long long)r->session.engine.wakeups,
+	       (unsigned long long)r->session.engine.preemptions,
+	       (unsigned long long)r->session.engine.lhp);
+	if (r->session.run_id >= 0)
+		printf("stored as run %lld in '%s'%s\n", (long long)r->session.run_id, o->db_path,
+		       r->complete ? "" : " (marked incomplete)");
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "label", required_argument, NULL, 'l' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "topology", required_argument, NULL, 't' },
+		{ "sysfs", required_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sl_import_opts o = { 0 };
+	struct sl_import_result res;
+	const char *topo_file = NULL, *sysfs = NULL;
+	struct sl_topo *topo = NULL;
+	bool json = false, bar;
+	int c, r, ret = EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "l:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			o.label = optarg;
+			break;
+		case 'k':
+			o.kernel_release = optarg;
+			break;
+		case 'H':
+			o.hostname = optarg;
+			break;
+		case 't':
+			topo_file = optarg;
+			break;
+		case 's':
+			sysfs = optarg;
+			break;
+		case 'o':
+			o.db_path = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "dat") || !strcmp(optarg, "trace.dat"))
+				o.format = SL_IMPORT_DAT;
+			else if (!strcmp(optarg, "text"))
+				o.format = SL_IMPORT_TEXT;
+			else
+				return cli_error("bad --format '%s' (dat or text)", optarg);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage_text);
+			return EXIT_OK;
+		default:
+			return cli_usage(usage_text);
+		}
+	}
+	if (optind + 1 != argc || (topo_file && sysfs))
+		return cli_usage(usage_text);
+	o.path = argv[optind];
+	if (topo_file || sysfs) {
+		r = topo_file ? sl_topo_load(topo_file, &topo) : sl_topo_read(sysfs, &topo);
+		if (r < 0)
+			return cli_error("%s", sl_errmsg(r));
+		o.topo = topo;
+	} else {
+		fprintf(stderr,
+			"schedlens: warning: no topology given: placement classes (smt/llc/remote, "
+			"missed idle) will be unavailable for this run; run 'schedlens topology "
+			"--save FILE' on the traced host and pass --topology FILE\n");
+	}
+	bar = isatty(STDERR_FILENO);
+	if (bar)
+		o.progress = show_progress;
+	r = sl_import_run(&o, &res);
+	if (bar)
+		fputs("\r\033[K", stderr);
+	if (r < 0) {
+		ret = cli_error("%s", sl_errmsg(r));
+		if (res.session.run_id >= 0)
+			fprintf(stderr,
+				"schedlens: run %lld keeps the events before the error, marked "
+				"incomplete\n",
+				(long long)res.session.run_id);
+	}
+	if (res.events_total || res.session.run_id >= 0) {
+		if (json)
+			print_json(&o, &res);
+		else
+			print_text(&o, &res);
+	}
+	if (res.waker_from_wakeup)
+		fprintf(stderr, "schedlens: note: the trace has no sched_waking: wakers were taken "
+				"from sched_wakeup's context, which may be the target CPU under "
+				"TTWU_QUEUE (flagged on the run)\n");
+	if (!res.trace_clock[0] && res.events_total && !json)
+		fprintf(stderr, "schedlens: note: text traces do not say which trace clock they "
+				"used; cross-CPU order assumes a global one\n");
+	else if (!strcmp(res.trace_clock, "local"))
+		fprintf(stderr, "schedlens: warning: the trace used the 'local' clock: cross-CPU "
+				"order (missed idle) may be off\n");
+	sl_import_result_free(&res);
+	sl_topo_free(topo);
+	return ret;
+}

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The import driver: detects the format, opens a session with the traced host's metadata,
+ * feeds it the events, and keeps the run's import columns (schema/0003-import.sql) true:
+ * complete = 0 from the start, 1 only once every event was analysed and stored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "error.h"
+#include "import-dat.h"
+#include "import-text.h"
+#include "import.h"
+#include "store.h"
+
+#define BATCH 1024
+#define HOLD 512 /* events kept back from the engine to restore global order */
+
+const char *sl_import_format_name(enum sl_import_format f)
+{
+	return f == SL_IMPORT_DAT ? "trace.dat" : f == SL_IMPORT_TEXT ? "text" : "auto";
+}
+
+int sl_import_detect(const char *path, enum sl_import_format *ret_format)
+{
+	static const unsigned char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	unsigned char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return sl_error(-errno, "cannot open '%s': %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return sl_error(-EIO, "cannot read '%s'", path);
+	if (n >= (ssize_t)sizeof(magic) && !memcmp(buf, magic, sizeof(magic))) {
+		*ret_format = SL_IMPORT_DAT;
+		return 0;
+	}
+	if (n >= 3 && !memcmp(buf, magic, 3))
+		return sl_error(-SL_EFORMAT, "'%s': a trace-cmd file with a damaged header", path);
+	if (n == 0)
+		return sl_error(-SL_EFORMAT, "'%s': empty file", path);
+	/* text: printable, and an ftrace header or a sched event line in the first 4 KiB */
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == 0 ||
+		    (buf[i] < 32 && buf[i] != '\n' && buf[i] != '\t' && buf[i] != '\r'))
+			return sl_error(-SL_EFORMAT,
+					"'%s': neither a trace.dat nor ftrace text (binary byte at "
+					"offset %zd)",
+					path, i);
+	if (memmem(buf, n, "# tracer:", 9) || memmem(buf, n, ": sched_", 8) ||
+	    memmem(buf, n, "cpus=", 5)) {
+		*ret_format = SL_IMPORT_TEXT;
+		return 0;
+	}
+	return sl_error(-SL_EFORMAT,
+			"'%s': neither a trace.dat nor ftrace text (no '# tracer:' header or "
+			"sched_ event in the first 4 KiB)",
+			path);
+}
+
+/* --- the run ----------------------------------------------------------------------------- */
+
+struct imp {
+	const struct sl_import_opts *o;
+	struct sl_import_result *res;
+	struct sl_session *session;
+	struct sl_event hold[BATCH];
+	size_t n_hold;
+	uint64_t fed_ts; /* newest timestamp handed to the engine */
+	uint64_t first_ns, last_ns;
+	uint64_t end_ns; /* "# schedlens end_ns N": the exported run's end */
+	bool any;
+	/* pid -> tgid + 1, filled from the text's tgid column and "# tgid" lines */
+	int32_t *tgid;
+	size_t tgid_len;
+	/* the first switch on each CPU: what run_cpu_first stores */
+	struct sl_event *first_sw;
+	/* pid -> last sched_waking time + 1, and (pid, wakeup, waking) triples for `wakings` */
+	uint64_t *waking_ts;
+	size_t waking_len;
+	struct waking_row {
+		int32_t pid;
+		uint64_t ts, waking;
+	} * wk;
+	size_t nr_wk, cap_wk;
+	/* progress */
+	struct timespec t0, last_report;
+	uint64_t done, total;
+};
+
+static double since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void progress(struct imp *m, bool force)
+{
+	struct sl_import_progress p;
+
+	if (!m->o->progress || (!force && since(&m->last_report) < 0.2))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &m->last_report);
+	p.events = m->res->events_total;
+	p.done = m->done;
+	p.total = m->total;
+	p.elapsed_s = since(&m->t0);
+	m->o->progress(m->o->progress_ctx, &p);
+}
+
+static int32_t tgid_of(void *ctx, int32_t pid)
+{
+	struct imp *m = ctx;
+
+	return pid >= 0 && (size_t)pid < m->tgid_len && m->tgid[pid] ? m->tgid[pid] - 1 : -1;
+}
+
+static int set_tgid(struct imp *m, int32_t pid, int32_t tgid)
+{
+	if (pid < 0 || pid > SL_TEXT_PID_MAX || tgid < 0)
+		return 0;
+	if ((size_t)pid >= m->tgid_len) {
+		size_t len = m->tgid_len ? m->tgid_len : 4096;
+		int32_t *t;
+
+		while (len <= (size_t)pid)
+			len *= 2;
+		t = realloc(m->tgid, len * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		memset(t + m->tgid_len, 0, (len - m->tgid_len) * sizeof(*t));
+		m->tgid = t;
+		m->tgid_len = len;
+	}
+	m->tgid[pid] = tgid + 1;
+	return 0;
+}
+
+static void note_waking(struct imp *m, const struct sl_event *ev)
+{
+	int32_t pid = ev->wake.pid;
+
+	if (pid < 0 || pid > SL_TEXT_PID_MAX)
+		return;
+	if ((size_t)pid >= m->waking_len) {
+		size_t len = m->waking_len ? m->waking_len : 4096;
+		uint64_t *t;
+
+		while (len <= (size_t)pid)
+			len *= 2;
+		t = realloc(m->waking_ts, len * sizeof(*t));
+		if (!t)
+			return;
+		memset(t + m->waking_len, 0, (len - m->waking_len) * sizeof(*t));
+		m->waking_ts = t;
+		m->waking_len = len;
+	}
+	if (ev->type == SL_EV_WAKING) {
+		m->waking_ts[pid] = ev->ts_ns + 1;
+		return;
+	}
+	if (!m->waking_ts[pid])
+		return;
+	if (m->nr_wk == m->cap_wk) {
+		size_t cap = m->cap_wk ? 2 * m->cap_wk : 4096;
+		struct waking_row *w = realloc(m->wk, cap * sizeof(*w));
+
+		if (!w)
+			return;
+		m->wk = w;
+		m->cap_wk = cap;
+	}
+	m->wk[m->nr_wk++] = (struct waking_row){ pid, ev->ts_ns, m->waking_ts[pid] - 1 };
+	m->waking_ts[pid] = 0;
+}
+
+static void count(struct imp *m, const struct sl_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (m->o->db_path && (ev[i].type == SL_EV_WAKING || ev[i].type == SL_EV_WAKEUP))
+			note_waking(m, &ev[i]);
+		if (ev[i].type < SL_EV_TYPE_MAX)
+			m->res->events[ev[i].type]++;
+		if (ev[i].type == SL_EV_SWITCH && m->first_sw && !m->first_sw[ev[i].cpu].type)
+			m->first_sw[ev[i].cpu] = ev[i];
+	}
+	m->res->events_total += n;
+	if (n) {
+		if (!m->any)
+			m->first_ns = ev[0].ts_ns;
+		m->any = true;
+		if (ev[n - 1].ts_ns > m->last_ns)
+			m->last_ns = ev[n - 1].ts_ns;
+	}
+}
+
+static void feed(struct imp *m, const struct sl_event *ev, size_t n)
+{
+	count(m, ev, n);
+	if (n)
+		m->fed_ts = ev[n - 1].ts_ns;
+	sl_session_feed(m->session, ev, n);
+}
+
+/* trace.dat events come merged: straight to the engine. */
+static int dat_batch(void *ctx, const struct sl_event *ev, size_t n)
+{
+	struct imp *m = ctx;
+
+	feed(m, ev, n);
+	progress(m, false);
+	return 0;
+}
+
+/*
+ * Text: kernel and trace-cmd output are globally sorted, but a text merged by hand may
+ * not be; events are held back HOLD deep and sorted in, stably. Anything older than what
+ * the engine already has is an error, never a silent drop.
+ */
+static int text_push(struct imp *m, const struct sl_event *ev, uint64_t lineno)
+{
+	size_t i = m->n_hold;
+
+	if (m->res->events_total && ev->ts_ns < m->fed_ts)
+		return sl_error(-SL_ERANGE,
+				"line %llu: timestamp out of global order by more than %d events",
+				(unsigned long long)lineno, HOLD);
+	while (i > 0 && m->hold[i - 1].ts_ns > ev->ts_ns)
+		i--;
+	memmove(&m->hold[i + 1], &m->hold[i], (m->n_hold - i) * sizeof(*ev));
+	m->hold[i] = *ev;
+	if (++m->n_hold == BATCH) {
+		feed(m, m->hold, BATCH - HOLD);
+		memmove(m->hold, m->hold + BATCH - HOLD, HOLD * sizeof(*ev));
+		m->n_hold = HOLD;
+	}
+	return 0;
+}
+
+/* "# tgid PID TGID": schedlens export's record of the thread groups, before the events. */
+static void tgid_line(struct imp *m, const char *s, const char *e)
+{
+	char buf[64];
+	int pid, tgid;
+
+	if (e - s >= (ptrdiff_t)sizeof(buf) || e - s < 8 || memcmp(s, "# tgid ", 7))
+		return;
+	memcpy(buf, s, e - s);
+	buf[e - s] = '\0';
+	if (sscanf(buf, "# tgid %d %d", &pid, &tgid) == 2)
+		set_tgid(m, pid, tgid);
+}
+
+static int read_text(struct imp *m, const char *path)
+{
+	struct sl_text_parser *p = NULL;
+	struct stat st;
+	const char *data, *s, *e, *nl;
+	struct sl_event ev;
+	int fd, err, max_cpus = m->o->topo ? m->o->topo->nr_cpus : 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = sl_error(-errno, "cannot open '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	if (!st.st_size) {
+		close(fd);
+		return sl_error(-SL_EFORMAT, "'%s': empty file", path);
+	}
+	data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (data == MAP_FAILED)
+		return sl_error(-errno, "cannot map '%s': %s", path, strerror(errno));
+	madvise((void *)data, st.st_size, MADV_SEQUENTIAL);
+	m->total = st.st_size;
+	err = sl_text_parser_new(max_cpus, &p);
+	if (err < 0)
+		goto out;
+	for (s = data, e = data + st.st_size; s < e; s = nl + 1) {
+		nl = memchr(s, '\n', e - s);
+		if (!nl)
+			nl = e;
+		if (s[0] == '#' && nl - s > 7 && s[2] == 't')
+			tgid_line(m, s, nl);
+		if (s[0] == '#' && nl - s > 20 && !memcmp(s, "# schedlens end_ns ", 19))
+			m->end_ns = strtoull(s + 19, NULL, 10);
+		err = sl_text_parse_line(p, s, nl - s, &ev);
+		if (err < 0)
+			break;
+		if (err == 0)
+			continue;
+		if (ev.cpu >= m->res->nr_cpus)
+			m->res->nr_cpus = ev.cpu + 1;
+		if (sl_text_parser_tgid(p) >= 0 &&
+		    (err = set_tgid(m, ev.common_pid, sl_text_parser_tgid(p))) < 0)
+			break;
+		err = text_push(m, &ev, sl_text_parser_lines(p));
+		if (err < 0)
+			break;
+		if (!(sl_text_parser_lines(p) & 0x3fff)) {
+			m->done = s - data;
+			progress(m, false);
+		}
+	}
+	if (err >= 0) {
+		feed(m, m->hold, m->n_hold);
+		m->n_hold = 0;
+		err = 0;
+		if (!m->res->events_total)
+			err = sl_error(-SL_EFORMAT, "'%s': no sched events in %llu lines", path,
+				       (unsigned long long)sl_text_parser_lines(p));
+	} else {
+		/* what was read before the bad line is analysed and stored, marked incomplete */
+		feed(m, m->hold, m->n_hold);
+		m->n_hold = 0;
+	}
+	m->done = s < e ? (uint64_t)(s - data) : (uint64_t)st.st_size;
+	m->res->units = sl_text_parser_lines(p);
+	m->res->skipped = sl_text_parser_skipped(p);
+	m->res->nsec = sl_text_parser_nsec(p);
+out:
+	sl_text_parser_free(p);
+	munmap((void *)data, st.st_size);
+	return err;
+}
+
+/* Pre-scan of a text file: does it have sched_waking at all? (memmem runs at GB/s) */
+static int text_has_waking(const char *path, bool *ret)
+{
+	struct stat st;
+	void *data;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return sl_error(-errno, "cannot open '%s': %s", path, strerror(errno));
+	}
+	*ret = false;
+	if (st.st_size) {
+		data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (data != MAP_FAILED) {
+			*ret = memmem(data, st.st_size, " sched_waking: ", 15) != NULL;
+			munmap(data, st.st_size);
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* The import columns and the first-switch rows, on a connection of our own. */
+static int mark_run(struct imp *m, int64_t run_id, bool complete, const char *error)
+{
+	struct sl_store *st = NULL;
+	sqlite3_stmt *q = NULL;
+	sqlite3 *db;
+	int err = sl_store_open(m->o->db_path, 0, &st);
+
+	if (err < 0)
+		return err;
+	db = sl_store_db(st);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	if (sqlite3_prepare_v2(db,
+			       "UPDATE runs SET complete = ?, waker_from_wakeup = ?, import_path = "
+			       "?, import_error = ? WHERE id = ?",
+			       -1, &q, NULL) != SQLITE_OK)
+		goto db_fail;
+	sqlite3_bind_int(q, 1, complete);
+	sqlite3_bind_int(q, 2, m->res->waker_from_wakeup);
+	sqlite3_bind_text(q, 3, m->o->path, -1, SQLITE_TRANSIENT);
+	if (error)
+		sqlite3_bind_text(q, 4, error, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 5, run_id);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		goto db_fail;
+	sqlite3_finalize(q);
+	q = NULL;
+	if (m->first_sw) {
+		if (sqlite3_prepare_v2(db,
+				       "INSERT OR REPLACE INTO run_cpu_first (run_id, cpu, ts_ns, "
+				       "prev_pid, prev_prio, prev_state, prev_comm) VALUES "
+				       "(?, ?, ?, ?, ?, ?, ?)",
+				       -1, &q, NULL) != SQLITE_OK)
+			goto db_fail;
+		for (int c = 0; c < SL_TOPO_MAX_CPUS; c++) {
+			const struct sl_event *ev = &m->first_sw[c];
+			char state[3] = { ev->sw.prev_state, ev->sw.prev_preempt ? '+' : 0, 0 };
+
+			if (!ev->type)
+				continue;
+			sqlite3_reset(q);
+			sqlite3_bind_int64(q, 1, run_id);
+			sqlite3_bind_int(q, 2, c);
+			sqlite3_bind_int64(q, 3, (int64_t)ev->ts_ns);
+			sqlite3_bind_int(q, 4, ev->sw.prev_pid);
+			sqlite3_bind_int(q, 5, ev->sw.prev_prio);
+			sqlite3_bind_text(q, 6, state, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(q, 7, ev->sw.prev_comm, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(q) != SQLITE_DONE)
+				goto db_fail;
+		}
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if (m->nr_wk) {
+		if (sqlite3_prepare_v2(
+			    db,
+			    "INSERT OR REPLACE INTO wakings (run_id, pid, ts_ns, waking_ns) "
+			    "VALUES (?, ?, ?, ?)",
+			    -1, &q, NULL) != SQLITE_OK)
+			goto db_fail;
+		for (size_t i = 0; i < m->nr_wk; i++) {
+			sqlite3_reset(q);
+			sqlite3_bind_int64(q, 1, run_id);
+			sqlite3_bind_int(q, 2, m->wk[i].pid);
+			sqlite3_bind_int64(q, 3, (int64_t)m->wk[i].ts);
+			sqlite3_bind_int64(q, 4, (int64_t)m->wk[i].waking);
+			if (sqlite3_step(q) != SQLITE_DONE)
+				goto db_fail;
+		}
+		sqlite3_finalize(q);
+		q = NULL;
+	}
+	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto db_fail;
+	sl_store_close(st);
+	return 0;
+db_fail:
+	err = sl_error(-SL_EDB, "'%s': cannot mark run %lld: %s", m->o->db_path, (long long)run_id,
+		       sqlite3_errmsg(db));
+	sqlite3_finalize(q);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sl_store_close(st);
+	return err;
+}
+
+static void copy(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
+{
+	struct imp m = { .o = o, .res = res };
+	struct sl_session_opts so = { 0 };
+	struct sl_dat *dat = NULL;
+	struct sl_run_totals totals = { 0 };
+	double cpu0 = cpu_now();
+	int err, cerr;
+
+	memset(res, 0, sizeof(*res));
+	res->session.run_id = -1;
+	clock_gettime(CLOCK_MONOTONIC, &m.t0);
+	m.last_report = m.t0;
+	res->format = o->format;
+	if (res->format == SL_IMPORT_AUTO && (err = sl_import_detect(o->path, &res->format)) < 0)
+		return err;
+	res->topo_known = o->topo != NULL;
+	m.first_sw = calloc(SL_TOPO_MAX_CPUS, sizeof(*m.first_sw));
+	if (!m.first_sw)
+		return -ENOMEM;
+
+	if (res->format == SL_IMPORT_DAT) {
+		const struct sl_dat_info *di;
+
+		err = sl_dat_open(o->path, &dat);
+		if (err < 0)
+			goto out;
+		di = sl_dat_info(dat);
+		res->file_version = di->file_version;
+		res->nr_cpus = di->nr_cpus;
+		res->nr_instances = di->nr_instances;
+		res->waker_from_wakeup = !di->has_waking;
+		copy(res->kernel_release, sizeof(res->kernel_release), di->kernel_release);
+		copy(res->hostname, sizeof(res->hostname), di->hostname);
+		copy(res->trace_clock, sizeof(res->trace_clock), di->trace_clock);
+		so.meta.kernel_version = di->kernel_version;
+		if (o->topo && di->nr_cpus > o->topo->nr_cpus) {
+			err = sl_error(
+				-SL_ERANGE,
+				"'%s' was recorded on %d CPUs but the topology has %d: wrong "
+				"topology file?",
+				o->path, di->nr_cpus, o->topo->nr_cpus);
+			goto out;
+		}
+	} else {
+		bool waking = true;
+
+		err = text_has_waking(o->path, &waking);
+		if (err < 0)
+			goto out;
+		res->waker_from_wakeup = !waking;
+	}
+	if (o->kernel_release)
+		copy(res->kernel_release, sizeof(res->kernel_release), o->kernel_release);
+	if (o->hostname)
+		copy(res->hostname, sizeof(res->hostname), o->hostname);
+	if (!res->kernel_release[0])
+		copy(res->kernel_release, sizeof(res->kernel_release), "unknown");
+	if (!res->hostname[0])
+		copy(res->hostname, sizeof(res->hostname), "unknown");
+
+	so.db_path = o->db_path;
+	so.topo = o->topo;
+	so.hostname = res->hostname;
+	so.meta.kernel_release = res->kernel_release;
+	so.meta.workload = o->label ? o->label : "";
+	so.meta.source = sl_import_format_name(res->format);
+	/* text traces do not say which clock they used */
+	so.meta.trace_clock = res->trace_clock[0] ? res->trace_clock : NULL;
+	so.meta.nr_cpus = o->topo ? o->topo->nr_online : res->nr_cpus;
+	if (o->engine)
+		so.engine = *o->engine;
+	else
+		sl_engine_config_default(&so.engine);
+	so.engine.waker_from_wakeup = res->waker_from_wakeup;
+	so.engine.tgid_of = tgid_of;
+	so.engine.tgid_ctx = &m;
+	err = sl_session_open(&so, &m.session);
+	if (err < 0)
+		goto out;
+	if (o->handler && (err = sl_session_add_handler(m.session, o->handler)) < 0)
+		goto out_close;
+	if (o->db_path && (err = mark_run(&m, sl_session_run_id(m.session), false, NULL)) < 0)
+		goto out_close;
+
+	if (res->format == SL_IMPORT_DAT) {
+		m.total = sl_dat_size(dat);
+		err = sl_dat_read(dat, o->topo ? o->topo->nr_cpus : 0, dat_batch, &m, &res->units);
+		res->skipped = res->units - res->events_total;
+		m.done = err < 0 ? sl_dat_offset(dat) : m.total;
+		if (!err && !res->events_total)
+			err = sl_error(-SL_EFORMAT, "'%s': no sched events", o->path);
+	} else {
+		err = read_text(&m, o->path);
+	}
+	if (err < 0)
+		copy(res->error, sizeof(res->error), sl_errmsg(err));
+	progress(&m, true);
+
+out_close:
+	totals.end_ns = m.end_ns > m.last_ns ? m.end_ns : m.last_ns;
+	totals.events = res->events_total;
+	totals.lost_events = 0;
+	totals.gaps = res->events[SL_EV_LOST] > 0;
+	cerr = sl_session_close(m.session, &totals, &res->session);
+	m.session = NULL;
+	if (cerr < 0 && err >= 0) {
+		err = cerr;
+		copy(res->error, sizeof(res->error), sl_errmsg(cerr));
+	}
+	res->complete = err >= 0;
+	if (o->db_path && res->session.run_id >= 0) {
+		cerr = mark_run(&m, res->session.run_id, res->complete,
+				res->complete ? NULL : res->error);
+		if (cerr < 0 && err >= 0)
+			err = cerr;
+	}
+	/* the caller prints the first error, not a later one */
+	if (err < 0 && res->error[0])
+		sl_error(err, "%s", res->error);
+out:
+	sl_dat_close(dat);
+	free(m.first_sw);
+	free(m.tgid);
+	free(m.waking_ts);
+	free(m.wk);
+	res->cpu_s = cpu_now() - cpu0;
+	res->wall_s = since(&m.t0);
+	return err;
+}
+
+void sl_import_result_free(struct sl_import_result *r)
+{
+	sl_session_result_free(&r->session);
+}
