@@ -2,18 +2,22 @@
 /*
  * Store benchmark: wakeup rows per second through the writer (push to commit, WAL,
  * synchronous=NORMAL, a real file under $TMPDIR), bytes per wakeup row and per window row
- * as measured by SQLite's dbstat. Bytes per source event for windows needs a real
- * recording analysed by the engine, which does not exist yet: it says so rather than
- * guess.
+ * as measured by SQLite's dbstat. Then bytes per source event for windows after a real
+ * recording: `schedlens record -o DB -- pgbench -S ...` on a PostgreSQL 15 cluster of our
+ * own (tests/bench/pg-cluster), windows table and its index pages (dbstat: whole pages,
+ * free space in them included) divided by runs.events of that run. Skipped, and said so,
+ * without root or PostgreSQL.
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "pgload.h"
 #include "store.h"
 
 #define ROWS 2000000
@@ -45,6 +49,74 @@ static int fail(int err)
 	return 1;
 }
 
+/* Records pgbench with `schedlens record -o`, then measures the run's windows. */
+static int windows_per_event(void)
+{
+	const char *build = getenv("SL_BUILD") ? getenv("SL_BUILD") : "build";
+	char cli[512], db[512], sock[300];
+	struct pgload pg;
+	sqlite3 *h;
+	int64_t events, rows, bytes, ibytes, runs;
+	int r, status;
+	pid_t pid;
+
+	snprintf(cli, sizeof(cli), "%s/schedlens", build);
+	if (geteuid() != 0 || access(cli, X_OK) != 0) {
+		printf("store: windows bytes/event skipped (needs root and %s)\n", cli);
+		return 0;
+	}
+	r = pgload_start(&pg);
+	if (r == 2) {
+		printf("store: windows bytes/event skipped (needs PostgreSQL 15, make deps)\n");
+		return 0;
+	}
+	if (r) {
+		fprintf(stderr, "bench-store: cannot start a PostgreSQL cluster\n");
+		return 1;
+	}
+	snprintf(db, sizeof(db), "%s/run.db", pg.dir);
+	snprintf(sock, sizeof(sock), "%s/sock", pg.dir);
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(126);
+		execl(cli, "schedlens", "record", "-d", "10", "-l", "bench-store", "-o", db, "--",
+		      "runuser", "-u", "postgres", "--", "/usr/lib/postgresql/15/bin/pgbench", "-h",
+		      sock, "-p", PGLOAD_PORT, "-U", "postgres", "-S", "-c", "8", "-j", "2", "-T",
+		      "8", "postgres", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "bench-store: schedlens record failed\n");
+		pgload_stop(&pg);
+		return 1;
+	}
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fprintf(stderr, "bench-store: cannot open '%s'\n", db);
+		pgload_stop(&pg);
+		return 1;
+	}
+	runs = q_int(h, "SELECT count(*) FROM runs");
+	events = q_int(h, "SELECT events FROM runs ORDER BY id DESC LIMIT 1");
+	rows = q_int(h, "SELECT count(*) FROM windows");
+	bytes = q_int(h, "SELECT sum(pgsize) FROM dbstat WHERE name = 'windows'");
+	ibytes = q_int(h, "SELECT sum(pgsize) FROM dbstat WHERE name = 'windows_by_run'");
+	printf("store: a real recording (schedlens record -o, pgbench -S -c 8 -j 2 -T 8; "
+	       "%lld run): %lld source events, %lld window rows (%.1f per second of recording)\n",
+	       (long long)runs, (long long)events, (long long)rows,
+	       rows / (double)q_int(h, "SELECT max(1, (end_ns - start_ns) / 1000000000) FROM "
+				       "runs ORDER BY id DESC LIMIT 1"));
+	printf("store: windows bytes/event: %.3f (table %lld B + index %lld B, dbstat page "
+	       "bytes, over runs.events; table alone %.3f; average row %.0f B)\n",
+	       events > 0 ? (double)(bytes + ibytes) / events : 0, (long long)bytes,
+	       (long long)ibytes, events > 0 ? (double)bytes / events : 0,
+	       rows > 0 ? (double)bytes / rows : 0);
+	sqlite3_close(h);
+	pgload_stop(&pg);
+	return 0;
+}
+
 int main(void)
 {
 	struct sl_writer_opts o = { .capacity = 1 << 18 };
@@ -60,6 +132,7 @@ int main(void)
 
 	char dir[256];
 
+	setvbuf(stdout, NULL, _IOLBF, 0); /* or forked children repeat what is buffered */
 	snprintf(dir, sizeof(dir), "%s/sl-bench.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir)) {
@@ -145,9 +218,8 @@ int main(void)
 	       "values included: %lld bytes average blob)\n",
 	       (double)bytes / WINDOWS,
 	       (long long)q_int(sl_store_db(st), "SELECT avg(length(lat_hist)) FROM windows"));
-	printf("store: windows bytes/event: needs a recording (engine not built yet)\n");
 	sl_store_close(st);
 	unlink(path);
 	rmdir(dir);
-	return 0;
+	return windows_per_event();
 }

@@ -21,7 +21,7 @@ struct pgload {
 };
 
 /* Starts the cluster. Returns 0, 2 if PostgreSQL 15 or root is missing, else 1. */
-static int pgload_start(struct pgload *pg)
+static inline int pgload_start(struct pgload *pg)
 {
 	const char *src = getenv("SL_SRC") ? getenv("SL_SRC") : ".";
 	char cmd[1024];
@@ -41,7 +41,7 @@ static int pgload_start(struct pgload *pg)
 }
 
 /* Forks pgbench -S for secs seconds, its output to /dev/null; returns its pid or -1. */
-static pid_t pgload_run(const struct pgload *pg, int secs)
+static inline pid_t pgload_run(const struct pgload *pg, int secs)
 {
 	char sock[300], t[16];
 	pid_t pid;
@@ -60,7 +60,7 @@ static pid_t pgload_run(const struct pgload *pg, int secs)
 	return pid;
 }
 
-static void pgload_stop(struct pgload *pg)
+static inline void pgload_stop(struct pgload *pg)
 {
 	char cmd[1024];
 
