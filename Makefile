@@ -59,7 +59,8 @@ TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))
 SYNTH_MAIN := tests/synth/slsynth.c
 SYNTH_SRC := $(filter-out $(SYNTH_MAIN),$(sort $(wildcard tests/synth/*.c)))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
-# programs the integration tests drive (e.g. a store writer to SIGKILL)
+# programs the integration tests and benchmarks drive (a store writer to SIGKILL, a demo
+# database); they may use the synthesizer
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
 
@@ -112,9 +113,9 @@ $(O)/tests/bench/%: $(O)/tests/bench/%.o $(TESTLIB_OBJ) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
 
-$(O)/tests/helpers/%: $(O)/tests/helpers/%.o $(LIB)
+$(O)/tests/helpers/%: $(O)/tests/helpers/%.o $(TESTLIB_OBJ) $(LIB)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
 
 # Unit tests are TAP programs; integration tests are TAP shell scripts that find the
 # binaries through SL_BUILD. prove prints the summary CI reads.
@@ -122,7 +123,7 @@ check: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f --exec '' $(UNIT_BIN) \
 		$(sort $(wildcard tests/integration/*.t))
 
-bench: all $(BENCH_BIN) $(SYNTH_BIN)
+bench: all $(BENCH_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)if [ -z "$(BENCH_BIN)" ]; then echo "no benchmarks yet"; else \
 		for b in $(BENCH_BIN); do SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) $$b || exit 1; done; fi
 

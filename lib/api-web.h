@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The dashboard's extra API data, beside lib/api.h: wakeups landed per CPU (the topology
+ * heatmap), a run's merged wakeup-latency histogram (the compare view's overlay) and its
+ * lock-holder preemptions ranked by cost (the LHP view). Same conventions as lib/api.h:
+ * bound parameters only, a new jansson reference in *ret that the caller owns, -ENOENT for
+ * an unknown run, -SL_EUSAGE for a bad parameter, -SL_EDB / -ENOMEM otherwise.
+ */
+#ifndef SL_API_WEB_H
+#define SL_API_WEB_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/*
+ * The run's host CPUs with the wakeups that landed on each in [from_ns, to_ns) (to 0: no
+ * bound): {run_id, from_ns, to_ns, wakeups, cpus:[{cpu, online, core, llc, package, node,
+ * wakeups, busy, idle, missed_idle}]}. busy counts busy or claimed targets. Counts come
+ * from the per-wakeup rows, which retention keeps for a bounded span: wakeups is 0 when
+ * none are left.
+ */
+int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64_t to_ns,
+		json_t **ret);
+
+/*
+ * The run's wakeup latency histogram for group (NULL: "*"), all its windows merged:
+ * {run_id, group, count, p50_ns, p99_ns, buckets:[{lo_ns, hi_ns, count}]} (non-empty
+ * buckets only; the top bucket's hi_ns is null).
+ */
+int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group, json_t **ret);
+
+/*
+ * Lock-holder preemption of a run: {run_id, start_ns, victims, preemptors, hubs, largest},
+ * victims and preemptors by comm with preemptions, lhp, waiters and lhp_cost_ns, highest
+ * cost first; hubs by pid; largest: the limit (1..1000) costliest LHP preemptions.
+ */
+int sl_api_lhp(struct sl_store *store, int64_t run_id, int limit, json_t **ret);
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The dashboard's router: the URL hash names the view and its state
+// (#/compare?baseline=kernel:3.5&candidate=kernel:3.6&group=postgres), so any view can be
+// pasted into a bug report. Each view is SL.views[name](main, params, signal).
+'use strict';
+(function (SL) {
+  SL.views = SL.views || {};
+  let current = null;
+
+  function parseHash() {
+    const h = location.hash.replace(/^#\/?/, '');
+    const [name, query] = h.split('?');
+    return { name: name || 'overview', params: Object.fromEntries(new URLSearchParams(query || '')) };
+  }
+
+  // Replace the view's state in the URL (and re-render it) with new params.
+  SL.go = function go(name, params) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+    const next = '#/' + name + (q.toString() ? '?' + q : '');
+    if (location.hash !== next) location.hash = next;
+    else route();
+  };
+  SL.link = (name, params) => {
+    const q = new URLSearchParams(params || {});
+    return '#/' + name + (q.toString() ? '?' + q : '');
+  };
+
+  async function route() {
+    const { name, params } = parseHash();
+    const view = SL.views[name] ? name : 'notfound';
+    if (current) current.abort();
+    current = new AbortController();
+    for (const a of document.querySelectorAll('nav a'))
+      if (a.dataset.view === name) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+    const main = document.getElementById('main');
+    SL.clear(main);
+    main.dataset.view = view;
+    document.title = 'schedlens – ' + name;
+    const t0 = performance.now();
+    const nCalls = SL.timings.length;
+    try {
+      await SL.views[view](main, params, current.signal);
+    } catch (e) {
+      if (e.name !== 'AbortError') SL.clear(main).appendChild(SL.error(e));
+    }
+    const calls = SL.timings.slice(nCalls);
+    main.dataset.ready = '1';
+    document.getElementById('timing').textContent = `${name} loaded in ${(performance.now() - t0).toFixed(0)} ms` +
+      (calls.length ? ` · ${calls.length} API call${calls.length > 1 ? 's' : ''}, slowest ${Math.max(...calls.map((c) => c.ms)).toFixed(0)} ms` : '');
+  }
+
+  SL.views.notfound = async (main) => {
+    main.appendChild(SL.empty('No such view', 'Pick one of the views above.'));
+  };
+
+  // Shared tooltip for charts that want more than <title>
+  SL.tip = function tip(evt, html) {
+    const t = document.getElementById('tip');
+    if (!html) { t.hidden = true; return; }
+    t.innerHTML = html;
+    t.hidden = false;
+    const r = evt.target.getBoundingClientRect ? evt.target.getBoundingClientRect() : { left: evt.clientX, bottom: evt.clientY };
+    t.style.left = Math.min(window.innerWidth - 260, r.left + window.scrollX) + 'px';
+    t.style.top = (r.bottom + window.scrollY + 6) + 'px';
+  };
+
+  // Host line in the header, once
+  async function host() {
+    try {
+      const st = await SL.api('status');
+      document.getElementById('host').textContent =
+        `${st.hostname || ''} · ${st.kernel_release || ''}`;
+    } catch (e) { /* the overview shows the error */ }
+  }
+
+  window.addEventListener('hashchange', route);
+  window.addEventListener('DOMContentLoaded', () => { host(); route(); });
+})(window.SL);

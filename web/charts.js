@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Hand-written SVG charts of the dashboard: 100% stacked bars, time lines, histograms on a
+// log axis, share bars. Each returns an element; colours come from the caller (Okabe-Ito
+// palette in util.js) and every series also differs by dash or label, never colour alone.
+'use strict';
+(function (SL) {
+  const NS = 'http://www.w3.org/2000/svg';
+  function s(tag, attrs, ...kids) {
+    const el = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) el.setAttribute(k, v);
+    for (const k of kids.flat(Infinity)) {
+      if (k === null || k === undefined || k === false) continue;
+      el.appendChild(k instanceof Node ? k : document.createTextNode(String(k)));
+    }
+    return el;
+  }
+  SL.svg = s;
+
+  function legend(items) {
+    return SL.h('ul', { class: 'legend' }, items.map((it) => SL.h('li', {},
+      SL.h('span', { class: 'swatch' + (it.dash ? ' dashed' : ''), style: `--c:${it.colour}` }), it.name)));
+  }
+  SL.legend = legend;
+
+  // "nice" axis ticks between lo and hi
+  function ticks(lo, hi, n) {
+    if (!(hi > lo)) hi = lo + 1;
+    const step0 = (hi - lo) / (n || 5);
+    const mag = Math.pow(10, Math.floor(Math.log10(step0)));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((x) => x >= step0) || step0;
+    const out = [];
+    for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+    return out;
+  }
+
+  // rows: [{label, parts: {key: count}, note}] drawn as horizontal 100% bars
+  SL.stackedBars = function stackedBars(rows, keys, colours, opts = {}) {
+    const W = opts.width || 560, bh = 22, gap = 12, left = opts.left || 150, right = 10;
+    const H = rows.length * (bh + gap) + 24;
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', class: 'chart', role: 'img',
+      'aria-label': opts.title || 'stacked bars' });
+    rows.forEach((r, i) => {
+      const y = i * (bh + gap) + 4;
+      const total = keys.reduce((a, k) => a + (r.parts[k] || 0), 0);
+      svg.appendChild(s('text', { x: left - 8, y: y + bh / 2 + 4, 'text-anchor': 'end', class: 'lbl' }, r.label));
+      let x = left;
+      const w = W - left - right;
+      if (!total) {
+        svg.appendChild(s('text', { x: left, y: y + bh / 2 + 4, class: 'muted' }, 'no wakeups'));
+        return;
+      }
+      for (const k of keys) {
+        const v = r.parts[k] || 0;
+        if (!v) continue;
+        const ww = (v / total) * w;
+        const share = (100 * v) / total;
+        svg.appendChild(s('rect', { x, y, width: Math.max(ww, 0.5), height: bh, fill: colours[k], class: 'seg' },
+          s('title', {}, `${r.label}: ${k} ${share.toFixed(1)}% (${SL.num(v)})`)));
+        if (ww > 34) svg.appendChild(s('text', { x: x + ww / 2, y: y + bh / 2 + 4, 'text-anchor': 'middle',
+          class: 'seg-lbl' + (k === 'package' || k === 'smt' ? ' dark' : '') }, share.toFixed(0) + '%'));
+        x += ww;
+      }
+    });
+    [0, 25, 50, 75, 100].forEach((p) => {
+      const x = left + (p / 100) * (W - left - right);
+      svg.appendChild(s('text', { x, y: H - 4, 'text-anchor': 'middle', class: 'tick' }, p + '%'));
+    });
+    return SL.h('figure', { class: 'fig' }, svg, legend(keys.map((k) => ({ name: k, colour: colours[k] }))));
+  };
+
+  // series: [{name, colour, dash, points: [[x, y], ...]}]; x in seconds (elapsed) unless
+  // opts.xFmt says otherwise. Gaps (y null) break the line.
+  SL.lineChart = function lineChart(series, opts = {}) {
+    const W = opts.width || 560, H = opts.height || 200, L = 52, R = 12, T = 10, B = 28;
+    const pts = series.flatMap((se) => se.points.filter((p) => p[1] !== null && p[1] !== undefined));
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', class: 'chart', role: 'img',
+      'aria-label': opts.title || 'line chart' });
+    if (!pts.length) {
+      svg.appendChild(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'muted' }, 'no data'));
+      return SL.h('figure', { class: 'fig' }, svg);
+    }
+    const x0 = Math.min(...pts.map((p) => p[0])), x1 = Math.max(...pts.map((p) => p[0]));
+    let y1 = Math.max(...pts.map((p) => p[1]));
+    if (opts.yMax !== undefined) y1 = Math.max(y1, opts.yMax);
+    if (!(y1 > 0)) y1 = 1;
+    const yt = ticks(0, y1 * 1.05, 4);
+    y1 = yt[yt.length - 1];
+    const X = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
+    const Y = (y) => T + (1 - y / y1) * (H - T - B);
+    for (const t of yt) {
+      svg.appendChild(s('line', { x1: L, x2: W - R, y1: Y(t), y2: Y(t), class: 'grid' }));
+      svg.appendChild(s('text', { x: L - 6, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick' }, (opts.yFmt || SL.si)(t)));
+    }
+    const xfmt = opts.xFmt || ((x) => SL.dur(x));
+    for (const t of ticks(x0, x1, 5))
+      svg.appendChild(s('text', { x: X(t), y: H - 8, 'text-anchor': 'middle', class: 'tick' }, xfmt(t)));
+    for (const se of series) {
+      let d = '', pen = false;
+      for (const [x, y] of se.points) {
+        if (y === null || y === undefined) { pen = false; continue; }
+        d += (pen ? 'L' : 'M') + X(x).toFixed(1) + ' ' + Y(y).toFixed(1);
+        pen = true;
+      }
+      svg.appendChild(s('path', { d, fill: 'none', stroke: se.colour, 'stroke-width': 2,
+        'stroke-dasharray': se.dash ? '6 4' : null, class: 'series' }, s('title', {}, se.name)));
+      if (se.points.length < 60)
+        for (const [x, y] of se.points) if (y !== null && y !== undefined)
+          svg.appendChild(s('circle', { cx: X(x), cy: Y(y), r: 2.5, fill: se.colour },
+            s('title', {}, `${se.name}: ${(opts.yFmt || SL.si)(y)} at ${xfmt(x)}`)));
+    }
+    if (opts.yLabel) svg.appendChild(s('text', { x: 4, y: T + 2, class: 'axis-lbl' }, ''));
+    return SL.h('figure', { class: 'fig' }, opts.yLabel ? SL.h('figcaption', {}, opts.yLabel) : null, svg,
+      legend(series.map((se) => ({ name: se.name, colour: se.colour, dash: se.dash }))));
+  };
+
+  // series: [{name, colour, dash, buckets: [[lo_us, hi_us, count]]}]: each drawn as a step
+  // line of its share per bucket over a log10 x axis (1 µs .. 10 s)
+  SL.histOverlay = function histOverlay(series, opts = {}) {
+    const W = opts.width || 560, H = opts.height || 200, L = 48, R = 12, T = 10, B = 28;
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', class: 'chart', role: 'img',
+      'aria-label': opts.title || 'latency histogram' });
+    const all = series.flatMap((se) => se.buckets);
+    if (!all.length) {
+      svg.appendChild(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'muted' }, 'no latencies'));
+      return SL.h('figure', { class: 'fig' }, svg);
+    }
+    // share per log-decade unit so buckets of different widths compare fairly
+    const dens = series.map((se) => {
+      const tot = se.buckets.reduce((a, b) => a + b[2], 0) || 1;
+      return se.buckets.map(([lo, hi, c]) => {
+        const l = Math.max(lo, 1), hh = Math.max(hi, l * 1.01);
+        return [l, hh, (100 * c) / tot / (Math.log10(hh) - Math.log10(l))];
+      });
+    });
+    const lo = Math.max(1, Math.min(...all.map((b) => Math.max(b[0], 1))));
+    const hi = Math.max(...all.map((b) => b[1]));
+    const lx0 = Math.floor(Math.log10(lo)), lx1 = Math.ceil(Math.log10(hi));
+    const ymax = Math.max(...dens.flat().map((b) => b[2])) || 1;
+    const yt = ticks(0, ymax * 1.05, 4), y1 = yt[yt.length - 1];
+    const X = (v) => L + ((Math.log10(v) - lx0) / (lx1 - lx0 || 1)) * (W - L - R);
+    const Y = (y) => T + (1 - y / y1) * (H - T - B);
+    for (const t of yt) {
+      svg.appendChild(s('line', { x1: L, x2: W - R, y1: Y(t), y2: Y(t), class: 'grid' }));
+      svg.appendChild(s('text', { x: L - 6, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick' }, SL.num(t, 0)));
+    }
+    for (let e = lx0; e <= lx1; e++) {
+      const v = Math.pow(10, e);
+      svg.appendChild(s('line', { x1: X(v), x2: X(v), y1: T, y2: H - B, class: 'grid' }));
+      svg.appendChild(s('text', { x: X(v), y: H - 8, 'text-anchor': 'middle', class: 'tick' }, SL.usec(v * 1000)));
+    }
+    series.forEach((se, i) => {
+      let d = '';
+      for (const [l, hh, y] of dens[i]) d += `${d ? 'L' : 'M'}${X(l).toFixed(1)} ${Y(y).toFixed(1)}H${X(hh).toFixed(1)}`;
+      svg.appendChild(s('path', { d, fill: 'none', stroke: se.colour, 'stroke-width': 2,
+        'stroke-dasharray': se.dash ? '6 4' : null }, s('title', {}, se.name)));
+    });
+    return SL.h('figure', { class: 'fig' },
+      SL.h('figcaption', {}, opts.caption || 'share of wakeups per decade of latency (%), log axis'), svg,
+      legend(series.map((se) => ({ name: se.name, colour: se.colour, dash: se.dash }))));
+  };
+
+  // rows: [{label, value, text}] as horizontal bars (HTML: wraps and reads well)
+  SL.barList = function barList(rows, colour, opts = {}) {
+    if (!rows.length) return SL.empty(opts.empty || 'nothing to show');
+    const max = Math.max(...rows.map((r) => r.value)) || 1;
+    return SL.h('table', { class: 'barlist' }, SL.h('tbody', {}, rows.map((r) =>
+      SL.h('tr', {}, SL.h('th', { scope: 'row' }, r.label),
+        SL.h('td', { class: 'bar-cell' }, SL.h('span', { class: 'bar', style: `width:${(100 * r.value) / max}%;background:${colour}` })),
+        SL.h('td', { class: 'num' }, r.text)))));
+  };
+
+  // Sequential colour-blind-safe scale (viridis stops), t in [0, 1]
+  const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];
+  SL.viridis = function viridis(t) {
+    if (t === null || t === undefined || Number.isNaN(t)) return '#d9d9d9';
+    t = Math.min(1, Math.max(0, t));
+    const p = t * (VIRIDIS.length - 1), i = Math.min(Math.floor(p), VIRIDIS.length - 2), f = p - i;
+    const a = VIRIDIS[i], b = VIRIDIS[i + 1];
+    const c = [1, 3, 5].map((o) => Math.round(parseInt(a.substr(o, 2), 16) * (1 - f) + parseInt(b.substr(o, 2), 16) * f));
+    return `rgb(${c.join(',')})`;
+  };
+})(window.SL);

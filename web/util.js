@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Small helpers every view uses: building DOM nodes, formatting numbers and times, calling
+// /api/v1 (with timing, so the page can say how long the data took), and the loading,
+// empty and error panels. Plain script, no build step: it defines window.SL.
+'use strict';
+window.SL = window.SL || {};
+(function (SL) {
+  // h('div', {class: 'x', onclick: f}, child, 'text', [more]) -> Element
+  SL.h = function h(tag, attrs, ...kids) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (k === 'html') el.innerHTML = v;
+      else el.setAttribute(k, v === true ? '' : v);
+    }
+    SL.append(el, kids);
+    return el;
+  };
+  SL.append = function append(el, kids) {
+    for (const k of kids.flat(Infinity)) {
+      if (k === null || k === undefined || k === false) continue;
+      el.appendChild(k instanceof Node ? k : document.createTextNode(String(k)));
+    }
+    return el;
+  };
+  SL.clear = (el) => { while (el.firstChild) el.removeChild(el.firstChild); return el; };
+
+  // --- formatting ---------------------------------------------------------------------
+  SL.num = function num(v, digits) {
+    if (v === null || v === undefined || Number.isNaN(v)) return '–';
+    if (typeof v !== 'number') return String(v);
+    if (digits === undefined) digits = Math.abs(v) >= 100 || Number.isInteger(v) ? 0 : 2;
+    return v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+  };
+  SL.si = function si(v) {
+    if (v === null || v === undefined || Number.isNaN(v)) return '–';
+    const a = Math.abs(v);
+    if (a >= 1e9) return (v / 1e9).toFixed(1) + ' G';
+    if (a >= 1e6) return (v / 1e6).toFixed(1) + ' M';
+    if (a >= 1e4) return (v / 1e3).toFixed(1) + ' k';
+    return SL.num(v, a < 10 ? 2 : 0);
+  };
+  SL.pct = (v, d = 1) => (v === null || v === undefined || Number.isNaN(v) ? '–' : v.toFixed(d) + '%');
+  SL.ratioPct = (a, b) => (b > 0 ? (100 * a) / b : null);
+  SL.dur = function dur(s) {
+    if (s === null || s === undefined || Number.isNaN(s)) return '–';
+    if (s < 1) return (s * 1000).toFixed(0) + ' ms';
+    if (s < 120) return s.toFixed(s < 10 ? 1 : 0) + ' s';
+    if (s < 7200) return (s / 60).toFixed(0) + ' min';
+    if (s < 172800) return (s / 3600).toFixed(1) + ' h';
+    return (s / 86400).toFixed(1) + ' d';
+  };
+  SL.usec = function usec(ns) {
+    if (ns === null || ns === undefined) return '–';
+    const us = ns / 1000;
+    if (us < 1000) return us.toFixed(us < 10 ? 1 : 0) + ' µs';
+    if (us < 1e6) return (us / 1000).toFixed(us < 1e4 ? 2 : 1) + ' ms';
+    return (us / 1e6).toFixed(2) + ' s';
+  };
+  // Unix ns (a *_wall column) -> "2026-12-03 06:52"
+  SL.wall = function wall(ns) {
+    if (!ns) return '–';
+    const d = new Date(ns / 1e6);
+    const p = (x) => String(x).padStart(2, '0');
+    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  };
+  // first present field of obj among names (the API's names are matched in one place)
+  SL.pick = function pick(obj, ...names) {
+    if (!obj) return undefined;
+    for (const n of names) if (obj[n] !== undefined && obj[n] !== null) return obj[n];
+    return undefined;
+  };
+
+  // --- the API ------------------------------------------------------------------------
+  SL.timings = []; // {path, ms, status} of this page's calls, newest last
+  SL.api = async function api(path, params, signal) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params || {}))
+      if (v !== undefined && v !== null && v !== '') q.set(k, v);
+    const url = '/api/v1/' + path + (q.toString() ? '?' + q : '');
+    const t0 = performance.now();
+    let res;
+    try {
+      res = await fetch(url, { signal, headers: { Accept: 'application/json' } });
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;
+      throw new SL.ApiError(url, 0, 'the daemon did not answer (' + e.message + ')');
+    }
+    const ms = performance.now() - t0;
+    SL.timings.push({ path: url, ms, status: res.status });
+    if (SL.timings.length > 50) SL.timings.shift();
+    let body = null;
+    try { body = await res.json(); } catch (e) { /* empty or not JSON */ }
+    if (!res.ok) {
+      const msg = body && body.error ? body.error.message || JSON.stringify(body.error) : res.statusText;
+      throw new SL.ApiError(url, res.status, msg);
+    }
+    return body;
+  };
+  SL.ApiError = class ApiError extends Error {
+    constructor(url, status, msg) {
+      super(msg);
+      this.url = url;
+      this.status = status;
+    }
+  };
+
+  // --- states -------------------------------------------------------------------------
+  SL.loading = (what) => SL.h('div', { class: 'state loading', role: 'status' },
+    SL.h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Loading ' + (what || '') + '…');
+  SL.empty = (msg, hint) => SL.h('div', { class: 'state empty', role: 'status' },
+    SL.h('strong', {}, msg), hint ? SL.h('p', {}, hint) : null);
+  SL.error = (e) => SL.h('div', { class: 'state error', role: 'alert' },
+    SL.h('strong', {}, 'Could not load: '), e.message || String(e),
+    e.url ? SL.h('div', { class: 'muted' }, (e.status ? 'HTTP ' + e.status + ' from ' : '') + e.url) : null);
+
+  // Fill el with a loading panel, run f(); f returns nodes or throws.
+  SL.section = async function section(el, what, f) {
+    SL.clear(el).appendChild(SL.loading(what));
+    try {
+      const kids = await f();
+      SL.clear(el);
+      SL.append(el, [kids]);
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      SL.clear(el).appendChild(SL.error(e));
+    }
+  };
+  SL.card = (title, body, extra) => SL.h('section', { class: 'card' + (extra ? ' ' + extra : '') },
+    title ? SL.h('h2', {}, title) : null, body);
+
+  SL.verdictBadge = (v) => SL.h('span', { class: 'verdict v-' + (v || 'none') }, (v || '–').replace(/_/g, ' '));
+
+  // Relation and palette names shared by the charts (Okabe-Ito, colour-blind safe).
+  SL.RELATIONS = ['same', 'smt', 'llc', 'package', 'remote', 'unknown'];
+  SL.REL_COLOURS = { same: '#0072B2', smt: '#56B4E9', llc: '#009E73', package: '#F0E442', remote: '#D55E00', unknown: '#999999' };
+  SL.SIDE_COLOURS = { baseline: '#0072B2', candidate: '#D55E00' };
+  SL.POLICIES = ['prev_idle', 'affine', 'llc_scan', 'buddy', 'smt_first'];
+})(window.SL);

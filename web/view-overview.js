@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Overview: this host (kernel, topology, uptime, events/s, lost events), the current run
+// and the latest findings with their verdicts. Four small API calls, none over windows,
+// so it stays fast however many days of windows the database holds.
+'use strict';
+(function (SL) {
+  const h = SL.h;
+
+  SL.topoSummary = function topoSummary(cpus) {
+    const on = cpus.filter((c) => c.online !== false);
+    const uniq = (k) => new Set(on.map((c) => c[k])).size;
+    const cores = uniq('core');
+    return { cpus: cpus.length, online: on.length, packages: uniq('package'), llcs: uniq('llc'), cores,
+      smt: cores ? Math.round(on.length / cores) : 1, nodes: uniq('node') };
+  };
+
+  function kv(pairs) {
+    return h('dl', { class: 'kv' }, pairs.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+  }
+
+  SL.views.overview = async function overview(main, params, signal) {
+    main.appendChild(h('h1', {}, 'Overview'));
+    const grid = h('div', { class: 'grid' });
+    main.appendChild(grid);
+    const hostCard = h('div'), runCard = h('div'), findCard = h('div');
+    grid.appendChild(SL.card('This host', hostCard));
+    grid.appendChild(SL.card('Current run', runCard));
+    main.appendChild(SL.card('Latest findings', findCard, 'wide'));
+
+    const status = SL.api('status', {}, signal);
+    const topo = SL.api('topology', {}, signal);
+    const runs = SL.api('runs', { limit: 20 }, signal);
+    const finds = SL.api('findings', { limit: 5 }, signal);
+
+    await Promise.all([
+      SL.section(hostCard, 'host', async () => {
+        const st = await status;
+        let t = null;
+        try { t = SL.topoSummary((await topo).topology.cpus || []); } catch (e) { if (e.name === 'AbortError') throw e; }
+        return kv([
+          ['Host', st.hostname || '–'],
+          ['Kernel', h('code', {}, st.kernel_release || '–')],
+          ['Topology', t ? `${t.online} CPUs: ${t.packages} package${t.packages > 1 ? 's' : ''} × ${t.llcs / t.packages} LLC × ${t.cores / t.llcs} cores × ${t.smt} SMT` : 'unknown'],
+          ['Daemon', `${st.state || '–'}, up ${SL.dur(st.uptime_s)}, version ${st.version || '–'}`],
+          ['Events/s', SL.si(st.events_per_s)],
+          ['Lost events', h('span', { class: st.lost_events ? 'warn' : '' }, SL.num(st.lost_events || 0) +
+            (st.gaps ? ` · ${SL.num(st.gaps)} gap${st.gaps > 1 ? 's' : ''}` : ''))],
+          ['Dropped rows', SL.num(st.dropped_rows || 0)],
+          ['Database', st.db ? `${st.db.path || ''} (${SL.si(st.db.bytes)}B)` : '–'],
+        ]);
+      }),
+      SL.section(runCard, 'run', async () => {
+        const st = await status;
+        const list = (await runs).runs || [];
+        const r = list.find((x) => x.id === st.run_id) || list[0];
+        if (!r) return SL.empty('No runs yet', 'Start schedlensd with recording, or run `schedlens record -o DB`.');
+        const secs = r.end_ns && r.start_ns ? (r.end_ns - r.start_ns) / 1e9 : r.end_wall && r.start_wall ? (r.end_wall - r.start_wall) / 1e9 : null;
+        return [kv([
+          ['Run', h('a', { href: SL.link('lhp', { run: r.id }) }, '#' + r.id), r.id === st.run_id ? ' (recording)' : ''],
+          ['Kernel', h('code', {}, r.kernel_release)],
+          ['Label', r.label || '–'],
+          ['Started', SL.wall(r.start_wall)],
+          ['Duration', SL.dur(secs)],
+          ['Events', SL.si(r.events)],
+          ['Lost / gaps', `${SL.num(r.lost_events || 0)} / ${r.has_gaps ? 'yes' : 'no'}`],
+        ]), h('p', {}, h('a', { href: SL.link('topology', { run: r.id }) }, 'Heatmap of this run'), ' · ',
+          h('a', { href: SL.link('runs') }, `all ${list.length >= 20 ? '20+' : list.length} runs`))];
+      }),
+      SL.section(findCard, 'findings', async () => {
+        const f = await finds;
+        const comps = f.comparisons || [];
+        if (!comps.length) return SL.empty('No comparisons yet', 'Compare two kernels in the Compare view, or wait for the daemon to compare a newly booted kernel.');
+        return comps.map((c) => {
+          const rows = (f.findings || []).filter((x) => x.comparison_id === c.id);
+          const flagged = rows.filter((x) => ['regression', 'improvement', 'change'].includes(x.verdict));
+          return h('div', { class: 'comparison' },
+            h('h3', {}, SL.verdictBadge(c.verdict), ' ', h('code', {}, c.baseline), ' → ', h('code', {}, c.candidate),
+              h('span', { class: 'muted' }, ' · ' + SL.wall(c.created_wall))),
+            c.summary ? h('p', {}, c.summary) : null,
+            flagged.length ? SL.findingsTable(flagged) : h('p', { class: 'muted' }, 'No flagged metric.'),
+            h('p', {}, h('a', { href: SL.link('compare', { baseline: sideParam(c.baseline), candidate: sideParam(c.candidate) }) }, 'Open in Compare')));
+        });
+      }),
+    ]);
+  };
+
+  // "kernel=6.1.0-31 runs=1,2" (a comparison's description) -> "kernel:6.1.0-31"
+  function sideParam(desc) {
+    const k = /kernel=(\S+)/.exec(desc || '');
+    if (k) return 'kernel:' + k[1];
+    const r = /runs=([\d,]+)/.exec(desc || '');
+    return r ? 'runs:' + r[1] : '';
+  }
+  SL.sideParam = sideParam;
+
+  // The findings table shared by the overview and the compare view.
+  SL.findingsTable = function findingsTable(rows) {
+    const val = (f, k) => SL.pick(f, k + '_value', k);
+    return h('table', { class: 'findings' },
+      h('thead', {}, h('tr', {}, ['Verdict', 'Group', 'Metric', 'Baseline', 'Candidate', 'Change', '95% CI of Δ', 'p (Holm)', 'Explanation']
+        .map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, rows.map((f) => h('tr', { class: 'finding v-' + f.verdict, 'data-metric': f.metric, 'data-group': f.group },
+        h('td', {}, SL.verdictBadge(f.verdict)),
+        h('td', {}, h('code', {}, f.group)),
+        h('td', {}, f.metric.replace(/_/g, ' ')),
+        h('td', { class: 'num' }, SL.num(val(f, 'baseline'), 2), f.unit ? ' ' + f.unit : ''),
+        h('td', { class: 'num' }, SL.num(val(f, 'candidate'), 2), f.unit ? ' ' + f.unit : ''),
+        h('td', { class: 'num' }, f.rel_change === null || f.rel_change === undefined ? '–' :
+          (f.rel_change > 0 ? '+' : '') + SL.num(100 * f.rel_change, 1) + '%'),
+        h('td', { class: 'num' }, f.ci_low === null || f.ci_low === undefined ? '–' : `${SL.num(f.ci_low, 2)} … ${SL.num(f.ci_high, 2)}`),
+        h('td', { class: 'num' }, f.p_adjusted === null || f.p_adjusted === undefined ? '–' : SL.num(f.p_adjusted, 3)),
+        h('td', { class: 'expl' }, f.explanation || '')))));
+  };
+})(window.SL);
