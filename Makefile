@@ -135,6 +135,18 @@ run: all
 deps:
 	scripts/install-deps
 
+# libFuzzer on the ftrace text parser (clang); CI runs it for FUZZ_SECONDS on the checked-in
+# corpus of bad inputs, growing a scratch corpus in $(O).
+FUZZ_SECONDS ?= 60
+FUZZ_BIN := $(O)/tests/fuzz/fuzz-text
+$(FUZZ_BIN): tests/fuzz/fuzz-text.c lib/import-text.c lib/import-text.h lib/error.c
+	$(call say,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@) && clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
+		-D_GNU_SOURCE -o $@ tests/fuzz/fuzz-text.c lib/import-text.c lib/error.c
+fuzz: $(FUZZ_BIN)
+	$(Q)mkdir -p $(O)/fuzz-corpus && $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) \
+		$(O)/fuzz-corpus tests/fuzz/corpus
+
 pkgcheck:
 	@$(PKG_CONFIG) --exists '$(PKGS)' || { echo "missing libraries: '$(PKGS)'; run 'make deps' as root first" >&2; exit 1; }
 
@@ -153,7 +165,7 @@ install: all
 clean:
 	rm -rf $(O)
 
-.PHONY: all check bench run deps pkgcheck format format-check install clean
+.PHONY: all check bench fuzz run deps pkgcheck format format-check install clean
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
