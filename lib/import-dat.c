@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
 #include <traceevent/event-parse.h>
@@ -130,6 +132,32 @@ static void parse_uname(struct sl_dat *d)
 	}
 }
 
+/*
+ * libtracecmd 3.1.6 crashes in its own error path (tracecmd_close from tracecmd_open_fd)
+ * on some truncated files, so the headers are first read in a child: a crash there is a
+ * corrupt file, not ours.
+ */
+static int probe_open(const char *path)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 0; /* cannot probe: read it directly */
+	if (pid == 0) {
+		tracecmd_set_loglevel(TEP_LOG_NONE);
+		_exit(tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS) ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 0;
+	if (WIFSIGNALED(status))
+		return sl_error(-SL_EFORMAT,
+				"'%s': corrupt or truncated trace.dat (libtracecmd crashed on its "
+				"headers: signal %d)",
+				path, WTERMSIG(status));
+	return 0;
+}
+
 int sl_dat_open(const char *path, struct sl_dat **ret_dat)
 {
 	struct sl_dat *d;
@@ -142,6 +170,9 @@ int sl_dat_open(const char *path, struct sl_dat **ret_dat)
 	if (!d)
 		return -ENOMEM;
 	d->size = st.st_size;
+	err = probe_open(path);
+	if (err < 0)
+		goto fail;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	d->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!d->top) {

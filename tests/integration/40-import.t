@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# schedlens import / export on the guest16 trace.dat fixtures (tests/fixtures/mkguest16-dat):
+# event counts per type equal trace-cmd report's; the report's text (-t) imports to the same
+# wakeup and preemption rows as the trace.dat; export -> import gives the same rows; every
+# bad-input case of tests/fuzz/corpus fails with a line number, never a crash; a run cut by
+# bad input is stored marked incomplete.
+set -u
+S=$SL_BUILD/schedlens
+F=$SL_SRC/tests/fixtures
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+TOPO="--topology $F/guest16-import-topology.json"
+
+# rows of a run, without run_id, in a fixed order
+rows() {
+	local cols
+	cols=$(sqlite3 "$1" "SELECT group_concat(name, ',') FROM pragma_table_info('$2') WHERE name != 'run_id'")
+	sqlite3 "$1" "SELECT $cols FROM $2 WHERE run_id = $3 ORDER BY ts_ns, 2, 3, 4"
+}
+count() { python3 -c "import json,sys; print(json.load(sys.stdin)['events']['$1'])"; }
+
+echo "1..19"
+for f in v6 v7z inst; do
+	dat=$F/guest16-import-$f.dat
+	$S import "$dat" $TOPO --json -o "$T/db" > "$T/$f.json" 2>/dev/null
+	trace-cmd report "$dat" 2>/dev/null > "$T/$f.report"
+	same=yes
+	for ev in switch:sched_switch waking:sched_waking wakeup:sched_wakeup \
+		wakeup_new:sched_wakeup_new migrate:sched_migrate_task fork:sched_process_fork \
+		exit:sched_process_exit; do
+		a=$(count "${ev%%:*}" < "$T/$f.json")
+		b=$(grep -c " ${ev#*:}: " "$T/$f.report")
+		[ "$a" = "$b" ] || { same=no; echo "# $f ${ev#*:}: schedlens $a, trace-cmd report $b"; }
+	done
+	ok "$f: event counts per type equal trace-cmd report's" '[ $same = yes ]'
+done
+ok "inst: the events are in the -B instance" 'grep -q "\"instances\":1" $T/inst.json'
+
+# trace-cmd report -t text of the v6 file: same records as the file itself (run 1)
+trace-cmd report -t "$F/guest16-import-v6.dat" 2>/dev/null > "$T/v6.txt"
+$S import "$T/v6.txt" $TOPO -o "$T/db" --json > "$T/v6t.json" 2>/dev/null
+ok "report -t text imports as text" 'grep -q "\"format\":\"text\"" $T/v6t.json'
+ok "report -t text: wakeups identical to trace.dat" '[ "$(rows $T/db wakeups 1)" = "$(rows $T/db wakeups 4)" ]'
+ok "report -t text: preemptions identical to trace.dat" '[ "$(rows $T/db preemptions 1)" = "$(rows $T/db preemptions 4)" ]'
+ok "the run has rows to compare" '[ "$(sqlite3 $T/db "SELECT count(*) FROM preemptions WHERE run_id = 1")" -gt 100 ]'
+
+# export -> import round trip of run 1
+$S export 1 -d "$T/db" -o "$T/exp.txt" 2>/dev/null
+$S import "$T/exp.txt" $TOPO -o "$T/db" > /dev/null 2>&1
+np=$(diff <(rows $T/db preemptions 1) <(rows $T/db preemptions 5) | grep -c '^<')
+echo "# round trip: $np preemption rows differ (hub flag: wakings without a wakeup record are not exported)"
+ok "round trip: preemptions identical but for at most 2%" '[ $np -le $(( $(rows $T/db preemptions 1 | wc -l) / 50 )) ]'
+nd=$(diff <(rows $T/db wakeups 1) <(rows $T/db wakeups 5) | grep -c '^<')
+echo "# round trip: $nd wakeup rows differ (target_state of migrated wakees, see export-text.h)"
+ok "round trip: wakeups identical but for at most 0.5%" '[ $nd -le $(( $(rows $T/db wakeups 1 | wc -l) / 200 )) ]'
+
+# no sched_waking: flagged fallback
+$S import "$F/guest16-import-nowaking.dat" $TOPO -o "$T/db" --json > "$T/nw.json" 2>/dev/null
+ok "no sched_waking: waker_from_wakeup on the run" '[ "$(sqlite3 $T/db "SELECT waker_from_wakeup FROM runs WHERE id = 6")" = 1 ]'
+
+# no topology: imported, classes unknown, warning says how
+$S import "$F/guest16-import-v7z.dat" -o "$T/db" > /dev/null 2> "$T/warn"
+ok "no topology: warning names topology --save" 'grep -q "topology --save" $T/warn'
+ok "no topology: classes stored unknown" '[ "$(sqlite3 $T/db "SELECT count(*) FROM wakeups WHERE run_id = 7 AND class_prev != 5")" = 0 ]'
+
+# bad input: clear errors, no crash
+bad=yes
+for c in "$SL_SRC"/tests/fuzz/corpus/bad-*; do
+	$S import "$c" --format text $TOPO > /dev/null 2> "$T/err"
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q "schedlens: " "$T/err"; then bad=no; echo "# $(basename $c): rc $rc: $(cat $T/err)"; fi
+done
+ok "every bad-input case fails cleanly" '[ $bad = yes ]'
+$S import "$SL_SRC/tests/fuzz/corpus/bad-time-backwards.txt" --format text 2> "$T/err" > /dev/null
+ok "backwards time names the line" 'grep -q "line 2: timestamp" $T/err'
+head -c 200000 "$F/guest16-import-v6.dat" > "$T/trunc.dat"
+$S import "$T/trunc.dat" $TOPO > /dev/null 2> "$T/err"; rc=$?
+ok "truncated trace.dat: error, no crash" '[ $rc = 1 ] && [ -s $T/err ]'
+printf 'hello world\n' > "$T/wrong.txt"
+$S import "$T/wrong.txt" 2> "$T/err" > /dev/null
+ok "wrong format: says so" 'grep -q "neither a trace.dat nor ftrace text" $T/err'
+
+# a text cut by a bad line: stored, marked incomplete, error saved
+head -3000 "$T/v6.txt" > "$T/cut.txt"; echo "   x-1 [001] 999.0: sched_switch: garbage" >> "$T/cut.txt"
+$S import "$T/cut.txt" $TOPO -o "$T/db" > /dev/null 2>&1
+ok "bad line mid-file: run stored with complete = 0 and the error" \
+	'[ "$(sqlite3 $T/db "SELECT complete, import_error LIKE \"line 3001:%\" FROM runs ORDER BY id DESC LIMIT 1")" = "0|1" ]'
