@@ -122,6 +122,10 @@ static void print_table(const struct sl_comparison *c, bool all)
 	printf("statistics: hierarchical bootstrap, %d resamples, seed %" PRIu64
 	       ", Holm alpha %g, flag at %.0f%% relative change and %gx the metric floors\n",
 	       c->resamples, c->seed, c->alpha, 100 * c->rel_threshold, c->floor_scale);
+	if (c->single_run)
+		printf("            one run a side: intervals widened %gx for the run-to-run "
+		       "variance one run cannot show\n",
+		       c->single_run_factor);
 	for (int i = 0; i < c->nr_notes; i++)
 		printf("note: %s\n", c->notes[i]);
 	if (c->verdict != SL_V_INSUFFICIENT) {

@@ -29,9 +29,10 @@ static void bind_num(sqlite3_stmt *st, int i, double v)
 
 static json_t *params_json(const struct sl_comparison *c)
 {
-	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:b}", "seed", (json_int_t)c->seed, "resamples",
-			 c->resamples, "alpha", c->alpha, "rel_threshold", c->rel_threshold,
-			 "floor_scale", c->floor_scale, "single_run", c->single_run);
+	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:b, s:f}", "seed", (json_int_t)c->seed,
+			 "resamples", c->resamples, "alpha", c->alpha, "rel_threshold",
+			 c->rel_threshold, "floor_scale", c->floor_scale, "single_run",
+			 c->single_run, "single_run_factor", c->single_run_factor);
 }
 
 static json_t *finding_json(const struct sl_finding *f)

@@ -71,7 +71,7 @@ void sl_compare_opts_default(struct sl_compare_opts *o)
 	o->alpha = 0.01;
 	o->rel_threshold = 0.10;
 	o->floor_scale = 1;
-	o->single_run_factor = 2;
+	o->single_run_factor = 3;
 	o->min_windows = 10;
 }
 
@@ -437,6 +437,23 @@ static int push_finding(struct sl_comparison *c, const struct sl_finding *f)
 	return 0;
 }
 
+/*
+ * With one run (or segment) on a side the bootstrap sees only window-to-window variance,
+ * and run-to-run variance dominates (DESIGN.md): stretch the distribution of the
+ * difference about its mean by f, i.e. assume the unseen run-to-run variance is
+ * (f^2 - 1) times what was seen. Intervals get f times wider, z-scores f times smaller.
+ */
+static void widen(double *d, size_t n, double f)
+{
+	double mean = 0;
+
+	for (size_t i = 0; i < n; i++)
+		mean += d[i];
+	mean /= n ? (double)n : 1;
+	for (size_t i = 0; i < n; i++)
+		d[i] = mean + f * (d[i] - mean);
+}
+
 /* All metrics of one group: observed values, CI and raw p-values (verdicts come later). */
 static int test_group(const struct sl_compare_opts *o, const struct group *g,
 		      struct sl_comparison *c)
@@ -502,6 +519,8 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 				if (!isnan(x))
 					d[nd++] = x;
 			}
+			if (c->single_run)
+				widen(d, nd, o->single_run_factor);
 			f.p = sl_stats_boot_pvalue(f.delta, d, nd);
 			f.ci_lo = sl_stats_percentile(d, nd, 0.025);
 			f.ci_hi = sl_stats_percentile(d, nd, 0.975);
@@ -523,7 +542,6 @@ static int decide(const struct sl_compare_opts *o, struct sl_comparison *c)
 {
 	double *p = malloc(sizeof(double) * (c->nr_findings ? c->nr_findings : 1));
 	double *adj = malloc(sizeof(double) * (c->nr_findings ? c->nr_findings : 1));
-	double factor = c->single_run ? o->single_run_factor : 1;
 	int err;
 
 	if (!p || !adj) {
@@ -531,8 +549,9 @@ static int decide(const struct sl_compare_opts *o, struct sl_comparison *c)
 		free(adj);
 		return -ENOMEM;
 	}
-	c->rel_threshold = o->rel_threshold * factor;
-	c->floor_scale = o->floor_scale * factor;
+	/* one run a side: a relative change must also be twice as large */
+	c->rel_threshold = o->rel_threshold * (c->single_run ? 2 : 1);
+	c->floor_scale = o->floor_scale;
 	for (size_t i = 0; i < c->nr_findings; i++)
 		p[i] = c->findings[i].verdict == SL_V_INSUFFICIENT ? NAN : c->findings[i].p;
 	err = sl_stats_holm(p, c->nr_findings, adj);
@@ -637,10 +656,11 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 		c->side[s].units = all ? all->side[s].nr : 0;
 	}
 	c->single_run = c->side[0].units < 2 || c->side[1].units < 2;
+	c->single_run_factor = c->single_run ? o.single_run_factor : 1;
 	if (c->single_run)
 		sl_cmp_note(c,
-			    "single run%s on a side: run-to-run variance unknown, thresholds and "
-			    "floors raised %gx",
+			    "single run%s on a side: run-to-run variance unknown, confidence "
+			    "intervals widened %gx and the relative threshold doubled",
 			    o.segment_ns ? " or segment" : "", o.single_run_factor);
 	if (o.segment_ns)
 		sl_cmp_note(c, "runs cut into %.0f s segments that serve as runs",

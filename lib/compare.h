@@ -49,7 +49,7 @@ struct sl_compare_opts {
 	double alpha; /* family-wise, after Holm: 0.01 */
 	double rel_threshold; /* |relative change| to flag: 0.10 */
 	double floor_scale; /* multiplies every metric's absolute floor: 1 */
-	double single_run_factor; /* thresholds and floors times this with one run a side: 2 */
+	double single_run_factor; /* one run a side: intervals widened this much: 3 */
 	size_t block_len; /* windows per moving block; 0: cube root of the run's windows */
 	size_t min_windows; /* per side and group, fewer is insufficient data: 10 */
 	bool store; /* write the comparison and its findings (store opened read-write) */
@@ -82,7 +82,8 @@ struct sl_comparison {
 	struct sl_cmp_side side[2]; /* [0] baseline, [1] candidate */
 	char label[128];
 	char topo_hash[32];
-	bool single_run; /* a side has one run (or segment): thresholds were raised */
+	bool single_run; /* a side has one run (or segment): intervals were widened */
+	double single_run_factor; /* by this much (1 when not single_run) */
 	double rel_threshold, floor_scale; /* as applied */
 	uint64_t seed;
 	int resamples;

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Comparison tests on synthesizer runs stored through a session, on the Westmere
+ * fixture: the 3.6 buddy rule against the LLC scan is flagged as a regression of
+ * missed-idle rate and lock-holder preemption cost, in the right direction and with the
+ * right sentences; three runs a side give tighter intervals than one (whose interval is
+ * widened for the run-to-run variance it cannot see); the bootstrap is
+ * reproducible for a seed; findings are stored; too few windows is insufficient data;
+ * and the calibration: 100 A/A pairs (same policy, other seeds) flag at most one
+ * regression. Runs are short (1-4 s simulated, 50-100 ms windows) to keep CI fast.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../synth/synth-db.h"
+#include "../synth/synth.h"
+#include "compare.h"
+#include "error.h"
+#include "store.h"
+#include "tap.h"
+#include "topo.h"
+
+static struct sl_topo *fixture(const char *shape)
+{
+	const char *src = getenv("SL_SRC");
+	char root[512], cmd[2048];
+	struct sl_topo *topo = NULL;
+
+	snprintf(root, sizeof(root), "%s/%s", tap_tmpdir(), shape);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && '%s/tests/fixtures/mksysfs' %s '%s'", root,
+		 src ? src : ".", shape, root);
+	if (system(cmd) != 0 || sl_topo_read(root, &topo) != 0) {
+		fprintf(stderr, "cannot make fixture %s\n", shape);
+		exit(2);
+	}
+	return topo;
+}
+
+static int64_t synth(const struct sl_topo *t, const char *db, enum synth_policy pol, uint64_t seed,
+		     double secs, uint64_t window_ns, const char *kernel)
+{
+	struct synth_config cfg;
+	struct synth_db_opts o = { .db_path = db,
+				   .kernel_release = kernel,
+				   .window_ns = window_ns,
+				   .windows_only = true };
+	int64_t id = -1;
+	int err;
+
+	synth_config_default(&cfg, t);
+	cfg.policy = pol;
+	cfg.seed = seed;
+	cfg.duration_ns = (uint64_t)(secs * 1e9);
+	err = synth_to_db(&cfg, &o, &id, NULL);
+	if (err) {
+		diag("synth_to_db: %s", sl_errmsg(err));
+		exit(2);
+	}
+	return id;
+}
+
+static const struct sl_finding *finding(const struct sl_comparison *c, const char *grp,
+					const char *metric)
+{
+	for (size_t i = 0; i < c->nr_findings; i++)
+		if (!strcmp(c->findings[i].grp, grp) &&
+		    !strcmp(c->findings[i].metric->name, metric))
+			return &c->findings[i];
+	return NULL;
+}
+
+/* factor: the single-run widening, 0 for the default */
+static struct sl_comparison *compare_runs(struct sl_store *st, const int64_t *b, int nb,
+					  const int64_t *k, int nk, bool store, double factor)
+{
+	struct sl_compare_opts o;
+	struct sl_comparison *c = NULL;
+	int err;
+
+	sl_compare_opts_default(&o);
+	o.baseline_runs = b;
+	o.nr_baseline_runs = nb;
+	o.candidate_runs = k;
+	o.nr_candidate_runs = nk;
+	o.store = store;
+	if (factor)
+		o.single_run_factor = factor;
+	err = sl_compare(st, &o, &c);
+	if (err)
+		diag("sl_compare: %s", sl_errmsg(err));
+	return c;
+}
+
+static void test_buddy_vs_scan(const struct sl_topo *t)
+{
+	char db[512];
+	int64_t scan[4], buddy[4];
+	struct sl_store *st;
+	struct sl_compare_opts o;
+	struct sl_comparison *c = NULL, *c1, *c3, *raw, *again;
+	const struct sl_finding *f;
+	json_t *j = NULL;
+
+	snprintf(db, sizeof(db), "%s/bvs.db", tap_tmpdir());
+	for (int i = 0; i < 4; i++) {
+		scan[i] = synth(t, db, SYNTH_LLC_SCAN, 100 + i, 4, 100000000, NULL);
+		buddy[i] = synth(t, db, SYNTH_BUDDY, 200 + i, 4, 100000000, NULL);
+	}
+	if (sl_store_open(db, 0, &st)) {
+		ok(0, "open %s", db);
+		return;
+	}
+	/* by kernel release, as a user would: synth-llc-scan vs synth-buddy */
+	sl_compare_opts_default(&o);
+	o.baseline_kernel = "synth-llc-scan";
+	o.candidate_kernel = "synth-buddy";
+	o.store = true;
+	is_int(sl_compare(st, &o, &c), 0, "compare by kernel release");
+	if (!c)
+		return;
+	is_int(c->side[0].nr_runs, 4, "four baseline runs");
+	is_int(c->side[1].nr_runs, 4, "four candidate runs");
+	is_str(sl_verdict_name(c->verdict), "regression", "verdict: regression");
+	diag("%s", c->summary);
+	f = finding(c, "postgres", "missed_idle_rate");
+	ok(f && f->verdict == SL_V_REGRESSION && f->cand > f->base && f->ci_lo > 0,
+	   "postgres missed-idle rate flagged as a regression, up, CI above 0");
+	if (f) {
+		diag("%s", f->explanation);
+		ok(strstr(f->explanation, "wakeups of postgres landed on a busy CPU while an idle "
+					  "CPU sat in the same LLC in ") &&
+			   strstr(f->explanation, "95% CI"),
+		   "missed-idle explanation says what happened");
+	}
+	f = finding(c, "postgres", "lhp_cost");
+	ok(f && f->verdict == SL_V_REGRESSION && f->cand > f->base,
+	   "postgres LHP cost flagged as a regression, up");
+	if (f) {
+		diag("%s", f->explanation);
+		ok(strstr(f->explanation, "preempted lock holders of postgres kept their waiters "
+					  "waiting "),
+		   "LHP cost explanation says what happened");
+	}
+	f = finding(c, "*", "policy_buddy_share");
+	ok(f && f->verdict == SL_V_CHANGE && f->cand > 99,
+	   "the buddy rule explains the candidate's choices (neutral change)");
+	for (size_t i = 0; i < c->nr_findings; i++)
+		if (c->findings[i].verdict == SL_V_IMPROVEMENT)
+			diag("improvement? %s", c->findings[i].explanation);
+	ok(c->id > 0, "comparison stored as %lld", (long long)c->id);
+	if (c->id > 0 && !sl_compare_load(st, c->id, true, &j)) {
+		is_int(json_array_size(json_object_get(j, "findings")),
+		       c->regressions + c->improvements + c->changes,
+		       "stored flagged findings read back");
+		is_str(json_string_value(json_object_get(j, "verdict")), "regression",
+		       "stored verdict");
+		json_decref(j);
+	}
+
+	/* reproducible: the same seed gives the same intervals */
+	o.store = false;
+	if (!sl_compare(st, &o, &again)) {
+		const struct sl_finding *a = finding(again, "postgres", "missed_idle_rate");
+		const struct sl_finding *b = finding(c, "postgres", "missed_idle_rate");
+
+		ok(a && b && a->ci_lo == b->ci_lo && a->ci_hi == b->ci_hi && a->p == b->p,
+		   "same seed, same interval and p-value");
+		sl_comparison_free(again);
+	}
+
+	/* one run a side against three: the single run's interval must admit what it cannot
+	 * see (run-to-run variance); three runs measure it and are tighter */
+	c1 = compare_runs(st, &scan[0], 1, &buddy[0], 1, false, 0);
+	c3 = compare_runs(st, scan, 3, buddy, 3, false, 0);
+	raw = compare_runs(st, &scan[0], 1, &buddy[0], 1, false, 1);
+	if (c1 && c3 && raw) {
+		ok(c1->single_run && c1->nr_notes > 0 && strstr(c1->notes[0], "single run"),
+		   "one run a side is reported as such");
+		ok(!c3->single_run, "three runs a side are not");
+		for (int m = 0; m < 2; m++) {
+			const char *g = m ? "postgres" : "*";
+			const char *name = m ? "preempt_wakeup_rate" : "missed_idle_rate";
+			const struct sl_finding *a = finding(c1, g, name),
+						*b = finding(c3, g, name);
+			const struct sl_finding *r = finding(raw, g, name);
+
+			if (!a || !b || !r)
+				continue;
+			diag("95%% CI width of %s (%s): 1 run a side %.2f as reported (%.2f from "
+			     "window-to-window variance alone), 3 runs a side %.2f",
+			     name, g, a->ci_hi - a->ci_lo, r->ci_hi - r->ci_lo,
+			     b->ci_hi - b->ci_lo);
+			ok(b->ci_hi - b->ci_lo < a->ci_hi - a->ci_lo,
+			   "%s: 3 runs a side give a tighter interval than 1", name);
+		}
+	}
+	sl_comparison_free(c1);
+	sl_comparison_free(c3);
+	sl_comparison_free(raw);
+
+	/* too few windows: no verdict */
+	o.min_windows = 1000;
+	if (!sl_compare(st, &o, &again)) {
+		is_str(sl_verdict_name(again->verdict), "insufficient_data",
+		       "1000 windows required: insufficient data");
+		sl_comparison_free(again);
+	}
+	sl_comparison_free(c);
+	sl_store_close(st);
+}
+
+/*
+ * 100 A/A pairs: 200 independent runs (50 pairs with the LLC scan, 50 with the buddy
+ * rule), 1 s each in 50 ms windows, every pair compared with the default settings.
+ */
+static void test_calibration(const struct sl_topo *t)
+{
+	enum { PAIRS = 100 };
+	char db[512];
+	struct sl_store *st;
+	int flagged = 0, any = 0, done = 0;
+
+	snprintf(db, sizeof(db), "%s/aa.db", tap_tmpdir());
+	for (int i = 0; i < 2 * PAIRS; i++)
+		synth(t, db, i < PAIRS ? SYNTH_LLC_SCAN : SYNTH_BUDDY, 1000 + i, 1, 50000000,
+		      i < PAIRS ? "aa-scan" : "aa-buddy");
+	if (sl_store_open(db, SL_STORE_RDONLY, &st)) {
+		ok(0, "open %s", db);
+		return;
+	}
+	for (int p = 0; p < PAIRS; p++) {
+		int64_t a = 2 * p + 1, b = 2 * p + 2; /* run ids in insertion order */
+		struct sl_comparison *c = compare_runs(st, &a, 1, &b, 1, false, 0);
+
+		if (!c)
+			continue;
+		done++;
+		flagged += c->regressions > 0;
+		any += c->regressions + c->improvements + c->changes > 0;
+		for (size_t i = 0; i < c->nr_findings; i++)
+			if (c->findings[i].verdict <= SL_V_CHANGE)
+				diag("A/A pair %d: %s: %s", p,
+				     sl_verdict_name(c->findings[i].verdict),
+				     c->findings[i].explanation);
+		sl_comparison_free(c);
+	}
+	sl_store_close(st);
+	is_int(done, PAIRS, "all %d A/A pairs compared", PAIRS);
+	diag("A/A calibration: %d of %d pairs flagged a regression (%.1f%%), %d flagged anything",
+	     flagged, done, 100.0 * flagged / (done ? done : 1), any);
+	ok(flagged <= 1, "A/A false-regression rate at most 1 in %d (%d)", PAIRS, flagged);
+}
+
+int main(void)
+{
+	struct sl_topo *t = fixture("westmere");
+
+	test_buddy_vs_scan(t);
+	test_calibration(t);
+	sl_topo_free(t);
+	return done_testing();
+}
