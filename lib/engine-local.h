@@ -87,6 +87,7 @@ struct sl_engine {
 	int nr_win; /* ring capacity */
 	int64_t win_first; /* index of the oldest open window */
 	int64_t win_last; /* index of the newest open window */
+	struct window *win_newest; /* its ring slot, NULL before the first */
 };
 
 /* engine.c */

@@ -110,7 +110,8 @@ static void open_until(struct sl_engine *e, int64_t k)
 			e->win_first++;
 		}
 		e->win_last++;
-		reset(e, ring(e, e->win_last), e->win_last);
+		e->win_newest = ring(e, e->win_last);
+		reset(e, e->win_newest, e->win_last);
 	}
 }
 
@@ -121,7 +122,14 @@ static int64_t index_of(const struct sl_engine *e, uint64_t ts)
 
 static struct window *window_at(struct sl_engine *e, uint64_t ts)
 {
-	int64_t k = index_of(e, ts);
+	struct window *last;
+	int64_t k;
+
+	/* most lookups are for the newest window: no division for them */
+	last = e->win_newest;
+	if (last && ts >= last->start_ns && ts - last->start_ns < e->cfg.window_ns)
+		return last;
+	k = index_of(e, ts);
 
 	/* a record older than the oldest open window (never expected: the engine closes
 	 * records before their window) is counted in the oldest open one */
@@ -179,4 +187,6 @@ void window_close_before(struct sl_engine *e, uint64_t end_ns)
 		emit(e, w);
 		e->win_first++;
 	}
+	if (e->win_first > e->win_last)
+		e->win_newest = NULL;
 }

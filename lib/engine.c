@@ -164,7 +164,10 @@ struct sl_task *engine_task(struct sl_engine *e, int32_t pid, const char *comm, 
 			e->stats.tasks_peak = e->tasks.used;
 	}
 	t->last_ns = ts;
-	if (comm && comm[0] && strncmp(t->comm, comm, SL_COMM_LEN)) {
+	/* memcmp first: sources copy the same 16 bytes every time, so it nearly always
+	 * settles the question without walking the string */
+	if (comm && comm[0] && memcmp(t->comm, comm, SL_COMM_LEN) &&
+	    strncmp(t->comm, comm, SL_COMM_LEN)) {
 		memcpy(t->comm, comm, SL_COMM_LEN);
 		t->comm[SL_COMM_LEN - 1] = '\0';
 		task_regroup(e, t);
