@@ -5,6 +5,9 @@
 # downloaded kernels and built images in a cache outside the work tree so a fresh clone
 # reuses them; SL_LAB_CACHE overrides where.
 
+# A failure inside $(...) must stop the script like any other (bash leaves it off there).
+shopt -s inherit_errexit
+
 SL_LAB_CACHE=${SL_LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedlens-lab}
 SL_LAB_DIR=${SL_LAB_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 SL_SRC=${SL_SRC:-$(cd "$SL_LAB_DIR/../.." && pwd)}
@@ -17,11 +20,22 @@ lab_die() {
 }
 
 # The URI of the Debian archive configured on this machine, as apt itself reports it, so the
-# repo never names a host and the same code works behind any mirror or proxy.
+# repo never names a host and the same code works behind any mirror or proxy. Before the
+# first 'apt-get update' apt reports nothing: then read the sources files themselves.
 lab_mirror_uri() {
 	local uri
 	uri=$(apt-cache policy 2>/dev/null |
-		awk '$3 ~ /^bookworm\/main$/ || $3 ~ /^trixie\/main$/ { print $2; exit }')
-	[ -n "$uri" ] || lab_die "no Debian mirror in the apt sources (run 'apt-get update' first)"
+		awk '$3 ~ /^(bookworm|trixie)\/main$/ { print $2; exit }')
+	[ -n "$uri" ] || uri=$(sources_uri)
+	[ -n "$uri" ] || lab_die "no Debian bookworm or trixie archive in the apt sources"
 	printf '%s\n' "$uri"
+}
+
+# deb822 stanzas (URIs:/Suites:) and one-line "deb URI SUITE ..." entries.
+sources_uri() {
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources 2> /dev/null |
+		awk '/^URIs:/ { u = $2 } /^Suites:/ && / (bookworm|trixie)( |$)/ { print u; exit }
+		     /^deb / && $0 ~ / (bookworm|trixie) / { for (i = 2; i <= NF; i++)
+		         if ($i ~ /:\/\//) { print $i; exit } }'
 }

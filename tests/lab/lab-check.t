@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# lab-check.t: the kernel lab's acceptance suite (TAP, run by `make lab-check` through
+# prove). It records real Debian kernels in the 16-CPU 4x2x2 guest and checks what
+# schedlens makes of them:
+#   - the guest's topology is 4 packages, 8 cores, 16 CPUs, SMT pairs, one LLC each,
+#     in the saved topology file and in the topology stored with the run;
+#   - A/A: two 6.1 pgbench runs diff clean (exit 0);
+#   - known change: 6.1 with NO_WAKEUP_PREEMPTION makes fewer wakeup preemptions, and
+#     only preemption-related metrics (and their latency consequences) may be flagged as
+#     regressions;
+#   - cross-version: 6.1 vs 6.12 on pgbench is compared and the findings logged (a verdict
+#     is required, its content is not checked: it is what users will see);
+#   - hackbench runs too, and no guest or temporary file is left behind.
+# Everything it records stays in SL_LAB_OUT (default $SL_BUILD/lab-check): lab.db, the diffs,
+# each guest's topology. LAB_DURATION (default 15) sets every recording's seconds.
+set -uo pipefail
+LAB=$(cd "$(dirname "$0")" && pwd)
+. "$LAB/lib.sh"
+set +e
+
+OUT=${SL_LAB_OUT:-$SL_BUILD/lab-check}
+DB=$OUT/lab.db
+DUR=${LAB_DURATION:-15}
+SL=$SL_BUILD/schedlens
+T0=$(date +%s)
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+note() { sed 's/^/# /'; }
+elapsed() { echo "# [$(($(date +%s) - T0))s] $*"; }
+
+# One guest run appended to lab.db; KEEP dir holds what the guest sent.
+lab_run() {
+	local name=$1
+	shift
+	"$LAB/run" "$@" -d "$DUR" -o "$DB" --keep "$OUT/$name" 2> "$OUT/$name.log"
+	local rc=$?
+	grep -E '^lab: (kernel|  pgbench: tps)' "$OUT/$name.log" | note
+	[ $rc = 0 ] || tail -n 15 "$OUT/$name.log" | note
+	return $rc
+}
+
+# The id of the newest run in lab.db.
+last_run() { sqlite3 "$DB" 'SELECT max(id) FROM runs'; }
+
+# diff NAME ARGS...: runs `schedlens diff` on lab.db, keeps text and JSON, sets DIFF_RC.
+diff_runs() {
+	local name=$1
+	shift
+	"$SL" diff --db "$DB" -l pgbench "$@" > "$OUT/$name.txt" 2>&1
+	DIFF_RC=$?
+	"$SL" diff --db "$DB" -l pgbench --no-store --json "$@" > "$OUT/$name.json" 2> /dev/null
+}
+
+check_topology() {
+	local dir=$1 run=$2
+	python3 - "$dir/topology.json" <<-'PY'
+		import json, sys
+		cpus = [c for c in json.load(open(sys.argv[1]))["cpus"] if c["online"]]
+		pk = {c["package"] for c in cpus}
+		cores = {c["core"] for c in cpus}
+		llcs = {c["llc"] for c in cpus}
+		pairs = {}
+		for c in cpus:
+		    pairs.setdefault(c["core"], []).append(c["cpu"])
+		llc_pk = {c["llc"]: c["package"] for c in cpus}
+		assert len(cpus) == 16 and len(pk) == 4 and len(cores) == 8, (len(cpus), pk, cores)
+		assert all(len(v) == 2 for v in pairs.values()), pairs
+		assert len(llcs) == 4 and len(set(llc_pk.values())) == 4, llc_pk
+	PY
+	ok $? "guest topology file: 4 packages, 8 cores, 16 CPUs, SMT pairs, one LLC per package"
+	sed -n 1p "$dir/topology.txt" | note
+	local got
+	got=$(sqlite3 "$DB" "SELECT count(*), count(DISTINCT package), count(DISTINCT core),
+		count(DISTINCT llc) FROM cpus WHERE online AND host_id =
+		(SELECT host_id FROM runs WHERE id = $run)")
+	[ "$got" = "16|4|8|4" ]
+	ok $? "run $run stored with the guest's topology (cpus|packages|cores|llcs = $got)"
+}
+
+# A/A: two runs of one kernel and workload must not differ.
+check_aa() {
+	diff_runs aa "$1" "$2"
+	note < "$OUT/aa.txt"
+	[ "$DIFF_RC" = 0 ]
+	ok $? "A/A: 6.1 pgbench run $1 vs run $2: diff exit $DIFF_RC (want 0)"
+}
+
+# NO_WAKEUP_PREEMPTION: wakeup preemptions must drop; regressions may only be metrics
+# that wakeup preemption drives (preemption counts, wakeup latency, lock holders).
+check_feature() {
+	diff_runs feature --baseline-runs "$1" --candidate-runs "$2"
+	note < "$OUT/feature.txt"
+	python3 - "$OUT/feature.json" <<-'PY'
+		import json, sys
+		c = json.load(open(sys.argv[1]))
+		f = c["findings"]
+		down = [x for x in f if x["metric"] == "preempt_wakeup_rate"
+		        and x["verdict"] == "improvement" and x["group"] in ("*", "postgres")]
+		related = ("preempt_", "same_group_preempt", "latency_", "lhp_", "hub_preempt")
+		bad = [(x["group"], x["metric"]) for x in f if x["verdict"] == "regression"
+		       and not x["metric"].startswith(related)]
+		print("wakeup-preemption drop flagged in:", [x["group"] for x in down])
+		print("unrelated regressions:", bad)
+		sys.exit(0 if down and not bad else 1)
+	PY
+	ok $? "NO_WAKEUP_PREEMPTION: preempt_wakeup_rate flagged down, no unrelated regression"
+}
+
+check_cross() {
+	diff_runs cross --baseline-runs "$1" --candidate-runs "$2"
+	note < "$OUT/cross.txt"
+	[ "$DIFF_RC" = 0 ] || [ "$DIFF_RC" = 1 ]
+	ok $? "6.1 vs 6.12 pgbench compared: diff exit $DIFF_RC (0 or 1: a verdict)"
+}
+
+main() {
+	echo "1..15"
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	local k
+	for k in 6.1 6.12; do
+		"$LAB/fetch-kernel" "$k" > /dev/null 2> "$OUT/fetch-$k.log"
+		ok $? "kernel $k fetched ($(basename "$(dirname "$("$LAB/fetch-kernel" "$k")")"))"
+	done
+	elapsed "kernels ready"
+
+	lab_run aa1 6.1 pgbench
+	ok $? "6.1 pgbench run (A)"
+	local a1 a2 f1 f2 c1 c2
+	a1=$(last_run)
+	check_topology "$OUT/aa1" "$a1"
+	lab_run aa2 6.1 pgbench && a2=$(last_run)
+	ok $? "6.1 pgbench run (A again)"
+	lab_run nwp1 6.1 pgbench --features NO_WAKEUP_PREEMPTION && f1=$(last_run)
+	ok $? "6.1 pgbench run with NO_WAKEUP_PREEMPTION"
+	lab_run nwp2 6.1 pgbench --features NO_WAKEUP_PREEMPTION && f2=$(last_run)
+	ok $? "6.1 pgbench run with NO_WAKEUP_PREEMPTION (again)"
+	lab_run x1 6.12 pgbench && c1=$(last_run)
+	ok $? "6.12 pgbench run"
+	lab_run x2 6.12 pgbench && c2=$(last_run)
+	ok $? "6.12 pgbench run (again)"
+	elapsed "pgbench runs recorded: $(sqlite3 "$DB" 'SELECT count(*) FROM runs') in lab.db"
+
+	check_aa "$a1" "${a2:-0}"
+	check_feature "$a1,${a2:-0}" "${f1:-0},${f2:-0}"
+	check_cross "$a1,${a2:-0}" "${c1:-0},${c2:-0}"
+	elapsed "diffs done"
+
+	lab_run hb 6.1 hackbench -c 2 -L 20 &&
+		grep -q '"name":"hackbench"' "$OUT/hb/record.json"
+	ok $? "6.1 hackbench recorded with hackbench wakeups"
+
+	local left
+	# Our guests are the QEMUs whose serial files live in an sl-lab.* work dir.
+	left=$(pgrep -af 'qemu-system.*sl-lab\.'; ls -d "${TMPDIR:-/tmp}"/sl-lab* 2> /dev/null)
+	[ -z "$left" ]
+	ok $? "no guest or lab temp dir left behind${left:+: $left}"
+	elapsed "lab-check done; results in $OUT"
+	[ $failed = 0 ]
+}
+
+main
