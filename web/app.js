@@ -30,12 +30,14 @@
     const { name, params } = parseHash();
     const view = SL.views[name] ? name : 'notfound';
     if (current) current.abort();
+    SL.tip(null);
     current = new AbortController();
     for (const a of document.querySelectorAll('nav a'))
       if (a.dataset.view === name) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
     const main = document.getElementById('main');
     SL.clear(main);
     main.dataset.view = view;
+    main.dataset.ready = '0';
     document.title = 'schedlens – ' + name;
     const t0 = performance.now();
     const nCalls = SL.timings.length;

@@ -4,6 +4,7 @@
 // empty and error panels. Plain script, no build step: it defines window.SL.
 'use strict';
 window.SL = window.SL || {};
+window.SL.views = window.SL.views || {};
 (function (SL) {
   // h('div', {class: 'x', onclick: f}, child, 'text', [more]) -> Element
   SL.h = function h(tag, attrs, ...kids) {

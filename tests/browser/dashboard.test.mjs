@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Browser test of the dashboard: Debian's chromium, headless, driven by playwright-core,
+// against a server the wrapper (tests/integration/60-dashboard.t) started on loopback
+// with a database of two kernels' runs. Every view loads with no console error and no
+// failed request; the compare view shows the expected findings; the heatmap has one cell
+// per CPU. Screenshots of each view go to $SL_ARTEFACTS.
+//   SL_URL=http://127.0.0.1:PORT SL_ARTEFACTS=DIR SL_NR_CPUS=80 node --test dashboard.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+
+const URL = process.env.SL_URL || 'http://127.0.0.1:9347';
+const OUT = process.env.SL_ARTEFACTS || 'artefacts';
+const NR_CPUS = Number(process.env.SL_NR_CPUS || 80);
+const BASE = process.env.SL_BASELINE || '3.5.0-demo';
+const CAND = process.env.SL_CANDIDATE || '3.6.0-demo';
+mkdirSync(OUT, { recursive: true });
+
+let browser, page;
+const problems = [];
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.SL_CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+  page.on('requestfailed', (r) => { if (!/aborted/i.test(r.failure()?.errorText || '')) problems.push('request failed: ' + r.url()); });
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  // the dashboard must not reach outside the daemon
+  await page.route('**/*', (route) => (route.request().url().startsWith(URL) ? route.continue() : (problems.push('external: ' + route.request().url()), route.abort())));
+});
+after(async () => { if (browser) await browser.close(); });
+
+// open a view and wait until it says it is done and nothing is still loading
+async function open(hash, name) {
+  problems.length = 0;
+  await page.goto(URL + '/' + hash, { waitUntil: 'load' });
+  await page.waitForFunction((want) => document.getElementById('main').dataset.ready === '1' && location.hash.startsWith(want) && !document.querySelector('.state.loading'), hash.split('?')[0], { timeout: 120000 });
+  const errors = await page.locator('.state.error').allTextContents();
+  const file = `${OUT}/${name}.png`;
+  await page.screenshot({ path: file, fullPage: true });
+  console.log(`# screenshot ${file}`);
+  assert.deepEqual(errors, [], `${name}: error panels`);
+  assert.deepEqual(problems, [], `${name}: console errors or failed requests`);
+}
+
+test('overview loads: host, current run, latest findings', async () => {
+  await open('#/overview', 'overview');
+  const text = await page.locator('main').innerText();
+  assert.match(text, /This host/);
+  assert.match(text, /80 CPUs|CPUs:/);
+  assert.ok(await page.locator('.comparison .verdict').count() >= 1, 'a comparison with a verdict');
+});
+
+test('runs are grouped by kernel and label', async () => {
+  await open('#/runs', 'runs');
+  const heads = await page.locator('.runs-group h2').allTextContents();
+  assert.ok(heads.some((t) => t.includes(BASE)) && heads.some((t) => t.includes(CAND)), heads.join(' | '));
+  assert.ok(await page.locator('table.runs tbody tr').count() >= 4);
+});
+
+test('compare shows the expected findings and the charts', async () => {
+  await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`, 'compare');
+  const rows = page.locator('table.findings tbody tr');
+  assert.ok(await rows.count() >= 5, 'findings rows');
+  // the seed's regression: wakeups missed an idle CPU far more often with the buddy rule
+  const missed = page.locator('tr.finding[data-metric="missed_idle_rate"][data-group="postgres"]');
+  assert.equal(await missed.count(), 1, 'a missed_idle_rate row for postgres');
+  assert.match(await missed.locator('td').first().innerText(), /regression/);
+  assert.ok(await page.locator('svg.chart').count() >= 5, 'placement, three time charts and the histogram');
+  assert.ok(await page.locator('svg.chart path.series').count() >= 8, 'a line per run in each time chart');
+  // the state is in the URL: a reload shows the same view
+  assert.match(page.url(), /group=postgres/);
+});
+
+test('topology heatmap: one cell per CPU, hover shows the numbers', async () => {
+  await open('#/topology?metric=busy', 'topology');
+  assert.equal(await page.locator('.cpu-cell').count(), NR_CPUS);
+  assert.equal(await page.locator('.pkg-box').count(), 4);
+  await page.locator('.cpu-cell[data-cpu="41"]').hover();
+  const tip = await page.locator('#tip').innerText();
+  assert.match(tip, /CPU 41 .*wakeups landed [\d,]+/s);
+  await page.screenshot({ path: `${OUT}/topology-hover.png` });
+});
+
+test('LHP view: victims, preemptors, timeline', async () => {
+  // run 1: the first run written, whose per-event rows the demo writer kept
+  await open('#/lhp?run=1', 'lhp');
+  assert.ok(await page.locator('table.groups tbody tr').count() >= 2);
+  assert.ok(await page.locator('table.barlist').count() >= 2, 'victims and preemptors ranked');
+  assert.ok(await page.locator('.lhp-event').count() >= 1, 'LHP events on the timeline');
+});
+
+test('unknown view and bad run show messages, not a blank page', async () => {
+  await page.goto(URL + '/#/nosuch');
+  await page.waitForSelector('.state.empty');
+  await page.goto(URL + '/#/lhp?run=999999');
+  await page.waitForSelector('.state.empty');
+});
