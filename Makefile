@@ -77,6 +77,10 @@ SYNTH_BIN := $(if $(wildcard $(SYNTH_MAIN)),$(O)/slsynth)
 BENCH_BIN := $(BENCH_SRC:%.c=$(O)/%)
 HELPER_BIN := $(HELPER_SRC:%.c=$(O)/%)
 GEN_H := $(O)/gen/schema-sql.h
+# The dashboard (web/, any file but dot files) is compiled into schedlensd.
+WEB_FILES := $(shell find web -type f ! -name '.*' 2>/dev/null | sort)
+WEB_H := $(O)/gen/web-assets.h
+unitdir ?= /lib/systemd/system
 
 all: $(LIB) $(CLI_BIN) $(DAEMON_BIN)
 
@@ -84,6 +88,16 @@ all: $(LIB) $(CLI_BIN) $(DAEMON_BIN)
 $(GEN_H): $(SCHEMA_SQL) scripts/embed-sql
 	$(call say,GEN,$@)
 	$(Q)mkdir -p $(dir $@) && scripts/embed-sql $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
+
+# web/ may gain or lose files: the list itself is a dependency (through web-list)
+$(WEB_H): $(WEB_FILES) scripts/embed-web $(O)/gen/web-list
+	$(call say,GEN,$@)
+	$(Q)mkdir -p $(dir $@) && scripts/embed-web web $(WEB_FILES) > $@.tmp && mv $@.tmp $@
+
+$(O)/gen/web-list: FORCE
+	$(Q)mkdir -p $(dir $@) && echo '$(WEB_FILES)' | cmp -s - $@ || echo '$(WEB_FILES)' > $@
+
+$(O)/daemon/routes.o: $(WEB_H)
 
 $(O)/%.o: %.c | $(GEN_H) pkgcheck
 	$(call say,CC,$@)
@@ -127,10 +141,24 @@ bench: all $(BENCH_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)if [ -z "$(BENCH_BIN)" ]; then echo "no benchmarks yet"; else \
 		for b in $(BENCH_BIN); do SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) $$b || exit 1; done; fi
 
-# The main job, as the README says: record this machine for a few seconds, print what
-# was seen.
+# The main job, as the README says: the daemon in the foreground on its default port
+# (http://127.0.0.1:9347/), recording into RUN_DB (root needed for tracing).
+RUN_DB ?= /var/lib/schedlens/schedlens.db
 run: all
-	$(CLI_BIN) record -d 5
+	mkdir -p $(dir $(RUN_DB))
+	$(O)/schedlensd --db $(RUN_DB)
+
+# The kernel lab (tests/lab/, root, QEMU): real Debian kernels in a 16-CPU 4-socket SMT
+# guest. `make lab LAB_KERNEL=6.1 LAB_WORKLOAD=pgbench LAB_ARGS='--features
+# NO_WAKEUP_PREEMPTION'` adds one run to $(O)/lab/lab.db; `make lab-check` is the lab's
+# acceptance suite (about 10 minutes; results in $(O)/lab-check).
+LAB_KERNEL ?= 6.1
+LAB_WORKLOAD ?= pgbench
+lab: all
+	$(Q)mkdir -p $(O)/lab && SL_BUILD=$(abspath $(O)) tests/lab/run $(LAB_KERNEL) \
+		$(LAB_WORKLOAD) -o $(O)/lab/lab.db $(LAB_ARGS)
+lab-check: all
+	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -v -f --exec '' tests/lab/lab-check.t
 
 deps:
 	scripts/install-deps
@@ -161,11 +189,17 @@ install: all
 	install -d $(DESTDIR)$(bindir)
 	install -m 0755 $(CLI_BIN) $(DESTDIR)$(bindir)/schedlens
 	$(if $(DAEMON_BIN),install -m 0755 $(DAEMON_BIN) $(DESTDIR)$(bindir)/schedlensd)
+	install -d $(DESTDIR)$(unitdir)
+	sed 's|@bindir@|$(bindir)|g' daemon/schedlensd.service.in > $(DESTDIR)$(unitdir)/schedlensd.service
+	chmod 0644 $(DESTDIR)$(unitdir)/schedlensd.service
 
 clean:
 	rm -rf $(O)
 
-.PHONY: all check bench fuzz run deps pkgcheck format format-check install clean
+# makes web-list check its content on every run
+FORCE:
+
+.PHONY: all check bench fuzz run deps pkgcheck format format-check install clean lab lab-check
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

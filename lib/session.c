@@ -17,7 +17,9 @@ struct sl_session {
 	struct sl_writer *writer;
 	struct sl_engine *engine;
 	int64_t run_id;
-	bool windows_only;
+	bool windows_only, keep_preemptions;
+	void (*on_window)(void *ctx, const struct sl_window_rec *rec);
+	void *on_window_ctx;
 	int nr_groups;
 	struct sl_group_total groups[MAX_GROUP_TOTALS];
 };
@@ -70,7 +72,7 @@ static void sink_preempt(void *ctx, const struct sl_preempt_rec *r)
 {
 	struct sl_session *s = ctx;
 
-	if (s->writer && !s->windows_only)
+	if (s->writer && (!s->windows_only || s->keep_preemptions))
 		sl_writer_push_preempt(s->writer, r);
 }
 
@@ -87,6 +89,8 @@ static void sink_window(void *ctx, const struct sl_window_rec *r)
 	struct sl_session *s = ctx;
 
 	add_group(s, r);
+	if (s->on_window)
+		s->on_window(s->on_window_ctx, r);
 	if (s->writer)
 		sl_writer_push_window(s->writer, r);
 }
@@ -149,9 +153,12 @@ int sl_session_open(const struct sl_session_opts *o, struct sl_session **ret_ses
 		return -ENOMEM;
 	s->run_id = -1;
 	s->windows_only = o->windows_only;
+	s->keep_preemptions = o->keep_preemptions;
+	s->on_window = o->on_window;
+	s->on_window_ctx = o->on_window_ctx;
 	if (o->db_path) {
 		struct sl_run_meta meta = o->meta;
-		struct sl_writer_opts wopts = { 0 };
+		struct sl_writer_opts wopts = { .retention = o->retention };
 
 		if ((err = sl_store_open(o->db_path, SL_STORE_CREATE, &s->store)) ||
 		    (err = store_host(s, o, &meta.host_id)) ||
@@ -195,6 +202,32 @@ int sl_session_add_handler(struct sl_session *s, const struct sl_sched_handler *
 int64_t sl_session_run_id(const struct sl_session *s)
 {
 	return s->run_id;
+}
+
+void sl_session_get_stats(const struct sl_session *s, struct sl_session_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	sl_engine_get_stats(s->engine, &ret->engine);
+	if (s->writer) {
+		sl_writer_get_stats(s->writer, &ret->writer);
+		for (int t = 0; t < SL_ROW_TYPES; t++)
+			ret->dropped_rows += ret->writer.dropped[t];
+	}
+}
+
+int sl_session_update_totals(struct sl_session *s, const struct sl_run_totals *totals)
+{
+	return s->store ? sl_store_run_end(s->store, s->run_id, totals) : 0;
+}
+
+int sl_session_flush(struct sl_session *s)
+{
+	return s->writer ? sl_writer_flush(s->writer) : 0;
+}
+
+struct sl_store *sl_session_store(struct sl_session *s)
+{
+	return s->store;
 }
 
 static int cmp_total(const void *a, const void *b)

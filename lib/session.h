@@ -25,6 +25,11 @@ struct sl_session_opts {
 	struct sl_run_meta meta; /* host_id is filled in by the session */
 	struct sl_engine_config engine; /* topo and run_id are filled in by the session */
 	bool windows_only; /* store no per-event rows (slices, wakeups, ...) */
+	struct sl_retention retention; /* all zero: sl_retention_default() */
+	bool keep_preemptions; /* with windows_only: still store preemption rows (few) */
+	/* Called with every window record as the engine emits it (the daemon's counters). */
+	void (*on_window)(void *ctx, const struct sl_window_rec *rec);
+	void *on_window_ctx;
 };
 
 /* Run totals of one group, summed over its window rows. */
@@ -55,6 +60,27 @@ void sl_session_feed(struct sl_session *s, const struct sl_event *ev, size_t n);
 void sl_session_set_tgid(struct sl_session *s, int32_t pid, int32_t tgid);
 int sl_session_add_handler(struct sl_session *s, const struct sl_sched_handler *h);
 int64_t sl_session_run_id(const struct sl_session *s);
+
+/* Live figures of an open session: the engine's counters and the writer's queue. */
+struct sl_session_stats {
+	struct sl_engine_stats engine;
+	struct sl_writer_stats writer; /* zero when not storing */
+	uint64_t dropped_rows; /* writer rows refused, all types */
+};
+
+void sl_session_get_stats(const struct sl_session *s, struct sl_session_stats *ret);
+
+/*
+ * Records running totals on the open run's row (totals->end_ns 0: a progress update), so
+ * a reader or a restart after a crash sees how far the run got. No-op without a store.
+ */
+int sl_session_update_totals(struct sl_session *s, const struct sl_run_totals *totals);
+
+/* Waits until every row emitted so far is committed (0 without a store). */
+int sl_session_flush(struct sl_session *s);
+
+/* The session's read-write store connection (NULL without one), for the caller's thread. */
+struct sl_store *sl_session_store(struct sl_session *s);
 
 /*
  * Ends the run: finishes the engine at totals->end_ns, writes everything, records the

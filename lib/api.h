@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The data behind schedlensd's HTTP API (/api/v1/...): each function reads the store with
+ * bound parameters only and returns a new jansson reference that the caller owns
+ * (json_decref). The JSON shapes are documented by the schemas in schema/api/. Errors:
+ * -ENOENT for an unknown run, -SL_EUSAGE for a bad parameter (with a message meant for
+ * the client), -SL_EDB / -ENOMEM otherwise.
+ */
+#ifndef SL_API_H
+#define SL_API_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* Runs, newest first: at most limit (1..1000). */
+int sl_api_runs(struct sl_store *store, int limit, json_t **ret);
+
+/* One run with its host, totals, window span and groups. */
+int sl_api_run(struct sl_store *store, int64_t run_id, json_t **ret);
+
+struct sl_api_window_query {
+	uint64_t from_ns, to_ns; /* window start_ns within [from, to); to 0 = no bound */
+	const char *group; /* NULL = "*" */
+	const char *metric; /* NULL = every column; else one of sl_api_window_metrics */
+	int limit; /* 1..100000; 0 = 1000 */
+};
+
+/* The column names the windows query accepts as metric, NULL-terminated. */
+extern const char *const sl_api_window_metrics[];
+
+/* Windows of a run, oldest first: {run_id, group, metric, windows:[...], truncated}. */
+int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_window_query *q,
+		   json_t **ret);
+
+/* Placement (target-CPU choice) per group, from the run's windows. */
+int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/* Preemption and LHP totals per group, and the newest limit (0..1000) preemption rows. */
+int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t **ret);
+
+/*
+ * Findings of stored comparisons, newest comparison first: {comparisons:[...],
+ * findings:[...]} with at most limit comparisons (1..100). flagged_only keeps regressions,
+ * improvements and changes.
+ */
+int sl_api_findings(struct sl_store *store, int limit, bool flagged_only, json_t **ret);
+
+/* The topology text of sl_topo_to_json() as a JSON value with its hash. */
+int sl_api_topology(const char *topo_json, const char *topo_hash, json_t **ret);
+
+/* What the daemon knows live, for /api/v1/status. */
+struct sl_api_status {
+	const char *version;
+	double uptime_s;
+	int64_t run_id; /* -1: none yet */
+	const char *label;
+	const char *kernel_release;
+	const char *boot_id;
+	const char *hostname;
+	const char *state; /* "recording", "paused" (duty cycle), "starting", "stopping" */
+	double events_per_s; /* over the last poll interval */
+	uint64_t events, lost_events, gaps, dropped_rows, queue_len, runs_started;
+	uint64_t db_bytes;
+	const char *db_path;
+	int64_t last_comparison_id; /* -1: none */
+	const char *last_comparison_verdict;
+};
+
+json_t *sl_api_status_json(const struct sl_api_status *st);
+
+/*
+ * The kernel release of the newest run before run_id with the same workload label and
+ * host topology hash; *found false if there is none. buf holds the release.
+ */
+int sl_api_previous_kernel(struct sl_store *store, int64_t run_id, char *buf, size_t size,
+			   bool *found);
+
+#endif
