@@ -263,11 +263,26 @@ struct prefix {
 	size_t len; /* block length */
 };
 
+/*
+ * Quantiles are found in two steps so a resample does not add up every histogram bucket
+ * for every block: the prefix rows carry, after the NC columns, the counts of "super
+ * bins" of SUPER compact buckets each; a quantile first finds its super bin from those
+ * sums, then adds up only that super bin's buckets over the resample's blocks.
+ */
+#define SUPER 16
+
+struct blk {
+	const struct prefix *u;
+	size_t s, len;
+};
+
 struct boot_ctx {
 	const struct sl_compare_opts *o;
 	const int *map; /* histogram bucket -> compact index, -1 if never used */
 	const uint16_t *unmap; /* compact index -> bucket */
 	int nb;
+	int nsb; /* super bins */
+	int width; /* NC + nsb: a prefix row */
 };
 
 static int build_prefix(const struct boot_ctx *b, const struct unit *u, struct prefix *p)
@@ -275,18 +290,25 @@ static int build_prefix(const struct boot_ctx *b, const struct unit *u, struct p
 	size_t nb = (size_t)b->nb;
 
 	p->n = u->n;
-	p->c = calloc((u->n + 1) * NC, sizeof(double));
+	p->c = calloc((u->n + 1) * b->width, sizeof(double));
 	p->h = calloc((u->n + 1) * (nb ? nb : 1), sizeof(double));
 	if (!p->c || !p->h)
 		return -ENOMEM;
 	for (size_t i = 0; i < u->n; i++) {
-		double *c0 = p->c + i * NC, *c1 = c0 + NC, *h0 = p->h + i * nb, *h1 = h0 + nb;
+		double *c0 = p->c + i * b->width, *c1 = c0 + b->width, *h0 = p->h + i * nb;
+		double *h1 = h0 + nb;
 
 		for (int k = 0; k < NC; k++)
 			c1[k] = c0[k] + u->cols[i * NC + k];
+		for (int k = NC; k < b->width; k++)
+			c1[k] = c0[k];
 		memcpy(h1, h0, sizeof(double) * nb);
-		for (size_t j = u->hoff[i]; j < u->hoff[i + 1]; j++)
-			h1[b->map[u->bins[j].bucket]] += u->bins[j].count;
+		for (size_t j = u->hoff[i]; j < u->hoff[i + 1]; j++) {
+			int k = b->map[u->bins[j].bucket];
+
+			h1[k] += u->bins[j].count;
+			c1[NC + k / SUPER] += u->bins[j].count;
+		}
 	}
 	p->len = b->o->block_len ? b->o->block_len : sl_stats_block_len(u->n);
 	if (p->len > u->n)
@@ -294,55 +316,74 @@ static int build_prefix(const struct boot_ctx *b, const struct unit *u, struct p
 	return 0;
 }
 
-/* Quantile of a compact histogram, interpolated within the bucket, in us. */
-static double compact_quantile(const struct boot_ctx *b, const double *h, double q)
+/*
+ * Quantile q of the latency histogram of a resample (its blocks, and sums with the super
+ * bin totals), interpolated within the bucket, in us.
+ */
+static double quantile(const struct boot_ctx *b, const double *sums, const struct blk *bl,
+		       size_t nbl, double q)
 {
-	double total = 0, rank, seen = 0;
+	const double *sb = sums + NC;
+	double total = 0, rank, seen = 0, fine[SUPER];
+	int j, lo, hi;
 
-	for (int k = 0; k < b->nb; k++)
-		total += h[k];
+	for (int k = 0; k < b->nsb; k++)
+		total += sb[k];
 	if (total <= 0)
 		return NAN;
 	rank = ceil(q * total - 1e-9);
 	if (rank < 1)
 		rank = 1;
-	for (int k = 0; k < b->nb; k++) {
-		if (seen + h[k] >= rank) {
-			unsigned int bk = b->unmap[k];
-			double lo = (double)sl_hist_bucket_lo_ns(bk);
-			double hi = bk == SL_HIST_OVERFLOW ? lo : (double)sl_hist_bucket_hi_ns(bk);
+	for (j = 0; j < b->nsb - 1 && seen + sb[j] < rank; j++)
+		seen += sb[j];
+	lo = j * SUPER;
+	hi = lo + SUPER < b->nb ? lo + SUPER : b->nb;
+	memset(fine, 0, sizeof(fine));
+	for (size_t i = 0; i < nbl; i++) {
+		const double *h0 = bl[i].u->h + bl[i].s * b->nb;
+		const double *h1 = bl[i].u->h + (bl[i].s + bl[i].len) * b->nb;
 
-			return (lo + (hi - lo) * (rank - seen - 0.5) / h[k]) / 1e3;
+		for (int k = lo; k < hi; k++)
+			fine[k - lo] += h1[k] - h0[k];
+	}
+	for (int k = lo; k < hi; k++) {
+		double c = fine[k - lo];
+
+		if (c > 0 && seen + c >= rank) {
+			unsigned int bk = b->unmap[k];
+			double blo = (double)sl_hist_bucket_lo_ns(bk);
+			double bhi = bk == SL_HIST_OVERFLOW ? blo :
+							      (double)sl_hist_bucket_hi_ns(bk);
+
+			return (blo + (bhi - blo) * (rank - seen - 0.5) / c) / 1e3;
 		}
-		seen += h[k];
+		seen += c;
 	}
 	return NAN;
 }
 
-static void metric_values(const struct boot_ctx *b, const double *sums, const double *h,
-			  double *out)
+static void metric_values(const struct boot_ctx *b, const double *sums, const struct blk *bl,
+			  size_t nbl, double *out)
 {
 	for (size_t m = 0; m < sl_nr_metrics; m++) {
 		const struct sl_metric *mt = &sl_metrics[m];
 
 		if (mt->kind == SL_MK_QUANTILE)
-			out[m] = compact_quantile(b, h, mt->q);
+			out[m] = quantile(b, sums, bl, nbl, mt->q);
 		else
 			out[m] = sl_metric_value(mt, sums, NULL);
 	}
 }
 
-/* Adds windows [s, s + len) of unit p to sums and h. */
+/* Adds windows [s, s + len) of unit p to sums (columns and super bins). */
 static void add_block(const struct boot_ctx *b, const struct prefix *p, size_t s, size_t len,
-		      double *sums, double *h)
+		      double *restrict sums)
 {
-	const double *c0 = p->c + s * NC, *c1 = p->c + (s + len) * NC;
-	const double *h0 = p->h + s * b->nb, *h1 = p->h + (s + len) * b->nb;
+	const double *restrict c0 = p->c + s * b->width;
+	const double *restrict c1 = p->c + (s + len) * b->width;
 
-	for (int k = 0; k < NC; k++)
+	for (int k = 0; k < b->width; k++)
 		sums[k] += c1[k] - c0[k];
-	for (int k = 0; k < b->nb; k++)
-		h[k] += h1[k] - h0[k];
 }
 
 /*
@@ -354,11 +395,12 @@ static int side_boot(const struct boot_ctx *b, const struct gside *gs, struct sl
 {
 	int B = b->o->resamples, err = 0;
 	struct prefix *p = calloc(gs->nr ? gs->nr : 1, sizeof(*p));
-	double *sums = malloc(sizeof(double) * NC), *h = malloc(sizeof(double) * (b->nb + 1));
+	double *sums = malloc(sizeof(double) * b->width);
 	double *vals = malloc(sizeof(double) * sl_nr_metrics);
-	size_t *starts = NULL, maxn = 1;
+	size_t *starts = NULL, maxn = 1, nbl;
+	struct blk *bl = NULL;
 
-	if (!p || !sums || !h || !vals) {
+	if (!p || !sums || !vals) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -367,19 +409,21 @@ static int side_boot(const struct boot_ctx *b, const struct gside *gs, struct sl
 		if (gs->u[i].n > maxn)
 			maxn = gs->u[i].n;
 	}
-	if (err || !(starts = malloc(sizeof(*starts) * maxn))) {
+	if (err || !(starts = malloc(sizeof(*starts) * maxn)) ||
+	    !(bl = malloc(sizeof(*bl) * maxn * (gs->nr ? gs->nr : 1)))) {
 		err = err ? err : -ENOMEM;
 		goto out;
 	}
-	memset(sums, 0, sizeof(double) * NC);
-	memset(h, 0, sizeof(double) * (b->nb + 1));
-	for (int i = 0; i < gs->nr; i++)
-		add_block(b, &p[i], 0, p[i].n, sums, h);
-	metric_values(b, sums, h, obs);
+	memset(sums, 0, sizeof(double) * b->width);
+	for (int i = 0; i < gs->nr; i++) {
+		add_block(b, &p[i], 0, p[i].n, sums);
+		bl[i] = (struct blk){ &p[i], 0, p[i].n };
+	}
+	metric_values(b, sums, bl, (size_t)gs->nr, obs);
 	memcpy(sums_out, sums, sizeof(double) * NC);
 	for (int r = 0; r < B; r++) {
-		memset(sums, 0, sizeof(double) * NC);
-		memset(h, 0, sizeof(double) * (b->nb + 1));
+		memset(sums, 0, sizeof(double) * b->width);
+		nbl = 0;
 		for (int k = 0; k < gs->nr; k++) {
 			const struct prefix *u = &p[sl_rng_below(rng, (uint64_t)gs->nr)];
 			size_t nbk = sl_stats_block_starts(rng, u->n, u->len, starts);
@@ -387,10 +431,11 @@ static int side_boot(const struct boot_ctx *b, const struct gside *gs, struct sl
 			for (size_t j = 0; j < nbk; j++) {
 				size_t len = j + 1 < nbk ? u->len : u->n - j * u->len;
 
-				add_block(b, u, starts[j], len, sums, h);
+				add_block(b, u, starts[j], len, sums);
+				bl[nbl++] = (struct blk){ u, starts[j], len };
 			}
 		}
-		metric_values(b, sums, h, vals);
+		metric_values(b, sums, bl, nbl, vals);
 		for (size_t m = 0; m < sl_nr_metrics; m++)
 			boot[m * B + r] = vals[m];
 	}
@@ -401,9 +446,9 @@ out:
 	}
 	free(p);
 	free(sums);
-	free(h);
 	free(vals);
 	free(starts);
+	free(bl);
 	return err;
 }
 
@@ -476,6 +521,8 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 			map[k] = nb++;
 		}
 	bc.nb = nb;
+	bc.nsb = nb ? (nb + SUPER - 1) / SUPER : 1;
+	bc.width = NC + bc.nsb;
 	sl_rng_seed(&rng, o->seed ^ name_hash(g->name));
 	if (enough) {
 		boot[0] = malloc(sizeof(double) * B * sl_nr_metrics);
