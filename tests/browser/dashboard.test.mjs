@@ -79,7 +79,7 @@ test('compare shows the expected findings and the charts', async () => {
 });
 
 test('topology heatmap: one cell per CPU, hover shows the numbers', async () => {
-  await open('#/topology?metric=busy', 'topology');
+  await open('#/topology?run=1&metric=busy', 'topology');
   assert.equal(await page.locator('.cpu-cell').count(), NR_CPUS);
   assert.equal(await page.locator('.pkg-box').count(), 4);
   await page.locator('.cpu-cell[data-cpu="41"]').hover();
