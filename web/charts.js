@@ -128,11 +128,12 @@
     const dens = series.map((se) => {
       const tot = se.buckets.reduce((a, b) => a + b[2], 0) || 1;
       return se.buckets.map(([lo, hi, c]) => {
-        const l = Math.max(lo, 1), hh = Math.max(hi, l * 1.01);
+        // the first buckets are 1 µs wide from 0: draw [0, 1) as [0.5, 1)
+        const hh = Math.max(hi, 1), l = Math.max(lo, hh / 2);
         return [l, hh, (100 * c) / tot / (Math.log10(hh) - Math.log10(l))];
       });
     });
-    const lo = Math.max(1, Math.min(...all.map((b) => Math.max(b[0], 1))));
+    const lo = Math.max(0.5, Math.min(...all.map((b) => Math.max(b[0], Math.max(b[1], 1) / 2))));
     const hi = Math.max(...all.map((b) => b[1]));
     const lx0 = Math.floor(Math.log10(lo)), lx1 = Math.ceil(Math.log10(hi));
     const ymax = Math.max(...dens.flat().map((b) => b[2])) || 1;

@@ -173,7 +173,7 @@
           hists[s] = [...merged.values()].sort((a, b) => a.lo_ns - b.lo_ns).map((b) => [b.lo_ns / 1e3, b.hi_ns / 1e3, b.count]);
         }
         return SL.histOverlay(SIDES.map((s) => ({ name: sideName(s), colour: SL.SIDE_COLOURS[s], dash: s === 'candidate', buckets: hists[s] })),
-          { caption: `wakeup → run latency of ${group}: share of wakeups per decade (%), log axis` });
+          { width: 1100, height: 240, caption: `wakeup → run latency of ${group}: share of wakeups per decade (%), log axis` });
       }),
     ]);
   };
