@@ -1,0 +1,218 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# schedlensd end to end, as root on loopback: a database that already holds a run of this
+# label on "another kernel" (a short CLI recording whose kernel_release is rewritten with
+# sqlite3, as an import from an older kernel would look), then the daemon records hackbench
+# and we check: every endpoint against its JSON schema (schema/api/), promtool on /metrics, a
+# real Prometheus server scraping it (non-zero wakeup rate), 2,000 requests at concurrency 50
+# with zero errors and zero lost events, bad input (traversal, 100 KB queries, bad ids and
+# compare parameters: 4xx JSON, daemon alive and recording), the automatic comparison's
+# findings in /api/v1/findings, SIGHUP reload and a clean SIGTERM. Bounded in time; cleans up.
+set -u
+SL=${SL_BUILD:?}/schedlens
+SLD=${SL_BUILD:?}/schedlensd
+SCHEMAS=${SL_SRC:?}/schema/api
+T=/sys/kernel/tracing
+n=0
+fail=0
+dpid=
+ppid_prom=
+
+ok() {
+	n=$((n + 1))
+	if eval "$2"; then echo "ok $n - $1"; return 0; fi
+	echo "not ok $n - $1"; fail=1; return 1
+}
+cleanup() {
+	[ -n "$ppid_prom" ] && kill "$ppid_prom" 2>/dev/null && wait "$ppid_prom" 2>/dev/null
+	if [ -n "$dpid" ]; then
+		kill -9 "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null
+		rmdir "$T/instances/schedlens.$dpid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+for x in hackbench curl python3 sqlite3 promtool prometheus ab; do
+	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing (make deps)"; exit 0; fi
+done
+if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
+	echo "1..0 # SKIP needs root and tracefs"; exit 0
+fi
+python3 -c 'import jsonschema' 2>/dev/null || { echo "1..0 # SKIP python3-jsonschema missing"; exit 0; }
+tmp=$(mktemp -d)
+trap cleanup EXIT
+port=$((20000 + $$ % 10000))
+pport=$((port + 1))
+base="http://127.0.0.1:$port"
+db="$tmp/sl.db"
+
+# GET url -> $tmp/body, prints the status code
+get() { curl -s -o "$tmp/body" -w '%{http_code}' --max-time 20 "$@"; }
+# validates $tmp/body against a schema
+valid() {
+	python3 - "$SCHEMAS/$1.json" "$tmp/body" <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1])); doc = json.load(open(sys.argv[2]))
+try:
+    jsonschema.validate(doc, schema)
+except jsonschema.ValidationError as e:
+    print("# " + str(e).splitlines()[0]); sys.exit(1)
+PY
+}
+jq1() { python3 -c "import json,sys; d=json.load(open('$tmp/body')); print($1)"; }
+
+# a previous run of label 'ci' on another kernel
+"$SL" record -d 12 -l ci -o "$db" -- hackbench -g 2 -l 100000 >"$tmp/rec.out" 2>&1
+sqlite3 "$db" "UPDATE runs SET kernel_release = '5.99.0-previous' WHERE workload = 'ci'"
+ok "baseline run stored and relabelled as kernel 5.99.0-previous" \
+	'[ "$(sqlite3 "$db" "select count(*) from runs where kernel_release = '"'5.99.0-previous'"'")" = 1 ]'
+
+"$SLD" --db "$db" --listen "127.0.0.1:$port" --label ci --compare-after 12 --log-level debug \
+	>"$tmp/d.out" 2>"$tmp/d.err" &
+dpid=$!
+for _ in $(seq 50); do [ "$(get "$base/api/v1/status")" = 200 ] && break; sleep 0.2; done
+ok "daemon serves /api/v1/status" '[ "$(get "$base/api/v1/status")" = 200 ]' || { cat "$tmp/d.err"; exit 1; }
+ok "daemon logs that the kernel changed" 'grep -q "new kernel .*5.99.0-previous" "$tmp/d.err"'
+hackbench -g 2 -l 20000 >/dev/null 2>&1 &
+hb=$!
+sleep 4
+run=$(get "$base/api/v1/status" >/dev/null; jq1 'd["run_id"]')
+
+# every endpoint against its schema
+check() { # name schema url
+	local code sch=$2; code=$(get "$3")
+	ok "$1: 200 and valid against $2.json" '[ "$code" = 200 ] && valid "$sch"'
+}
+check status status "$base/api/v1/status"
+check runs runs "$base/api/v1/runs"
+check "run $run" run "$base/api/v1/runs/$run"
+check windows windows "$base/api/v1/runs/$run/windows"
+check "windows of one metric" windows "$base/api/v1/runs/$run/windows?metric=missed_idle&group=*&from=0&limit=5"
+ok "windows?metric= returns that column only" '[ "$(jq1 "sorted(d[\"windows\"][0].keys())")" = "['"'dur_ns', 'missed_idle', 'start_ns'"']" ]'
+check placement placement "$base/api/v1/runs/$run/placement"
+check preemptions preemptions "$base/api/v1/runs/$run/preemptions?limit=5"
+check findings findings "$base/api/v1/findings"
+check topology topology "$base/api/v1/topology"
+prev=$(sqlite3 "$db" "select id from runs where kernel_release = '5.99.0-previous'")
+check "compare runs $prev vs $run" compare "$base/api/v1/compare?baseline=$prev&candidate=$run"
+check "compare kernels, one group" compare "$base/api/v1/compare?baseline=5.99.0-previous&candidate=$(uname -r)&group=*"
+ok "/ is the dashboard (text/html)" \
+	'[ "$(curl -s -o /dev/null -w "%{http_code} %{content_type}" "$base/")" = "200 text/html; charset=utf-8" ]'
+ok "HEAD /api/v1/status: 200" '[ "$(curl -s -I -o /dev/null -w "%{http_code}" "$base/api/v1/status")" = 200 ]'
+
+# Prometheus
+curl -s "$base/metrics" >"$tmp/metrics.txt"
+promtool check metrics <"$tmp/metrics.txt" >"$tmp/promtool.out" 2>&1
+ok "promtool check metrics passes" '[ $? -eq 0 ]' || sed 's/^/# /' "$tmp/promtool.out"
+cat >"$tmp/prom.yml" <<YML
+global: { scrape_interval: 1s, evaluation_interval: 1s }
+scrape_configs:
+  - job_name: schedlensd
+    static_configs: [ { targets: ['127.0.0.1:$port'] } ]
+YML
+prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" \
+	--web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 &
+ppid_prom=$!
+q='sum(rate(schedlens_wakeups_total{group="*"}[10s]))'
+val=0
+for _ in $(seq 30); do
+	sleep 1
+	val=$(curl -s --max-time 5 "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q" |
+		python3 -c 'import json,sys
+try:
+    r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)
+except Exception: print(0)')
+	python3 -c "import sys; sys.exit(0 if float('$val') > 0 else 1)" && break
+done
+echo "# PromQL $q = $val"
+ok "Prometheus scraped us: wakeup rate > 0 ($val/s)" "python3 -c \"import sys; sys.exit(0 if float('$val') > 0 else 1)\""
+kill "$ppid_prom"; wait "$ppid_prom" 2>/dev/null; ppid_prom=
+
+# load: 2,000 requests at concurrency 50 on two endpoints, recording continues, nothing lost
+get "$base/api/v1/status" >/dev/null; lost0=$(jq1 'd["lost_events"]'); ev0=$(jq1 'd["events"]')
+for u in "/api/v1/status" "/api/v1/runs/$run/windows"; do
+	# -l: the documents grow as windows arrive, a length change is not an error
+	timeout 120 ab -q -l -n 2000 -c 50 -s 20 "$base$u" >"$tmp/ab.out" 2>&1
+	failed=$(awk '/^Failed requests/ {print $3}' "$tmp/ab.out")
+	non2xx=$(awk '/^Non-2xx responses/ {print $3}' "$tmp/ab.out")
+	done_n=$(awk '/^Complete requests/ {print $3}' "$tmp/ab.out")
+	rps=$(awk '/^Requests per second/ {print $4}' "$tmp/ab.out")
+	echo "# ab $u: complete $done_n, failed $failed, non-2xx ${non2xx:-0}, $rps req/s"
+	ok "ab -n 2000 -c 50 $u: 2000 complete, 0 failed, 0 non-2xx" \
+		'[ "$done_n" = 2000 ] && [ "$failed" = 0 ] && [ -z "$non2xx" ]' ||
+		tail -5 "$tmp/ab.out" | sed 's/^/# /'
+done
+sleep 2
+get "$base/api/v1/status" >/dev/null; lost1=$(jq1 'd["lost_events"]'); ev1=$(jq1 'd["events"]')
+echo "# during the load: events $ev0 -> $ev1, lost $lost0 -> $lost1"
+ok "recording continued under load (events $ev0 -> $ev1) with zero lost events" \
+	'[ "$ev1" -gt "$ev0" ] && [ "$lost1" = 0 ]'
+
+# bad input: 4xx with a JSON error, never a crash
+bad() { # expected-status url [curl args]
+	local want=$1 url=$2 code; shift 2
+	code=$(get --path-as-is "$@" "$url")
+	ok "bad input $(echo "$url" | cut -c1-70)$([ $# -gt 0 ] && echo " ($*)"): $want + JSON error" \
+		'[ "$code" = "$want" ] && valid error'
+}
+long=$(head -c 100000 /dev/zero | tr '\0' a)
+bad 404 "$base/../../../../etc/passwd"
+bad 404 "$base/%2e%2e/%2e%2e/etc/passwd"
+bad 404 "$base/api/v1/../../etc/passwd"
+bad 404 "$base/index.html/../../../etc/shadow"
+bad 404 "$base//etc/passwd"
+bad 414 "$base/api/v1/status?q=$long"
+bad 414 "$base/api/v1/runs/$run/windows?group=$long"
+bad 404 "$base/api/v1/runs/abc"
+bad 404 "$base/api/v1/runs/-1"
+bad 404 "$base/api/v1/runs/1e3"
+bad 404 "$base/api/v1/runs/99999999"
+bad 404 "$base/api/v1/runs/99999999/windows"
+bad 404 "$base/api/v1/runs/$run/nothing"
+bad 400 "$base/api/v1/runs/$run/windows?metric=lat_hist"
+bad 400 "$base/api/v1/runs/$run/windows?metric=wakeups;DROP%20TABLE%20runs"
+bad 400 "$base/api/v1/runs/$run/windows?from=10&to=5"
+bad 400 "$base/api/v1/runs/$run/windows?limit=0"
+bad 400 "$base/api/v1/runs/$run/preemptions?limit=x"
+bad 400 "$base/api/v1/runs?limit=99999"
+bad 400 "$base/api/v1/runs?bogus=1"
+bad 400 "$base/api/v1/compare"
+bad 400 "$base/api/v1/compare?baseline=1"
+bad 400 "$base/api/v1/compare?baseline=1,&candidate=2"
+bad 400 "$base/api/v1/compare?baseline=1&candidate=6.1.0"
+bad 400 "$base/api/v1/compare?baseline='or'1'='1&candidate=2"
+bad 400 "$base/api/v1/compare?baseline=999998&candidate=999999"
+bad 400 "$base/api/v1/findings?all=yes"
+bad 405 "$base/api/v1/status" -X POST -d x=1
+bad 405 "$base/api/v1/runs" -X DELETE
+ok "database intact after the bad input" '[ "$(sqlite3 "$db" "pragma integrity_check")" = ok ]'
+get "$base/api/v1/status" >/dev/null; ev2=$(jq1 'd["events"]'); sleep 2
+get "$base/api/v1/status" >/dev/null; ev3=$(jq1 'd["events"]')
+ok "daemon alive and recording after the bad input ($ev2 -> $ev3 events)" \
+	'kill -0 $dpid && [ "$ev3" -gt "$ev2" ]'
+
+# the automatic comparison: 12 windows of the new kernel, then findings
+for _ in $(seq 60); do
+	get "$base/api/v1/status" >/dev/null
+	[ "$(jq1 'd["last_comparison"] is not None')" = True ] && break
+	sleep 1
+done
+get "$base/api/v1/findings?all=1" >/dev/null
+cand=$(jq1 'd["comparisons"][0]["candidate"] if d["comparisons"] else ""')
+nf=$(jq1 'len(d["findings"])')
+echo "# automatic comparison: $(jq1 'd["comparisons"][0] if d["comparisons"] else None')"
+grep -E "comparison|regression" "$tmp/d.err" | sed 's/^/# log: /' | head -20
+ok "automatic comparison stored, candidate is this kernel ($cand), $nf findings" \
+	'[[ "$cand" == *"$(uname -r)"* ]] && [ "$nf" -gt 0 ] && valid findings'
+
+kill "$hb" 2>/dev/null; wait "$hb" 2>/dev/null
+kill -HUP "$dpid"; sleep 1
+ok "SIGHUP reloads the configuration" 'kill -0 $dpid && grep -q "configuration reloaded" "$tmp/d.err"'
+kill -TERM "$dpid"; wait "$dpid"; rc=$?
+ok "SIGTERM: exit 0" '[ $rc -eq 0 ]' || tail -5 "$tmp/d.err"
+ok "SIGTERM: our tracefs instance is gone" '[ ! -e "$T/instances/schedlens.$dpid" ]'
+dpid=
+row=$(sqlite3 "$db" "select end_ns is not null, events > 0, lost_events from runs where id = $run")
+ok "the run row is closed with its totals, no lost events ($row)" '[ "$row" = "1|1|0" ]'
+echo "1..$n"
+exit $fail
