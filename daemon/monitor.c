@@ -42,6 +42,7 @@ struct monitor {
 	uint64_t acc_events, acc_lost, acc_gaps;
 	uint64_t seg_events, seg_lost, seg_gaps;
 	double seg_start, phase_start, last_totals, last_rate, rate_events;
+	bool seg_paused; /* the duty cycle paused during this segment: it has holes */
 	uint64_t windows_all; /* "*" windows since the kernel change was noticed */
 	/* automatic comparison */
 	bool compare_pending, compare_running;
@@ -175,6 +176,7 @@ static int open_session(struct monitor *m)
 	snprintf(m->label, sizeof(m->label), "%s", c->label);
 	totals_now(m, &m->seg_events, &m->seg_lost, &m->seg_gaps);
 	m->seg_start = sd_now_mono();
+	m->seg_paused = false;
 	pthread_mutex_lock(&m->d->status.lock);
 	m->d->status.run_id = sl_session_run_id(m->session);
 	m->d->status.runs_started++;
@@ -194,7 +196,7 @@ static void segment_totals(struct monitor *m, struct sl_run_totals *t, bool fina
 		.end_ns = final ? m->last_ns : 0,
 		.events = ev - m->seg_events,
 		.lost_events = lost - m->seg_lost,
-		.gaps = lost > m->seg_lost || gaps > m->seg_gaps,
+		.gaps = lost > m->seg_lost || gaps > m->seg_gaps || m->seg_paused,
 	};
 }
 
@@ -500,6 +502,7 @@ int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl
 
 			if (m->rec && now - m->phase_start >= on) {
 				close_recorder(m);
+				m->seg_paused = true;
 				set_state(m, "paused");
 				sd_log(SD_DEBUG, "duty cycle: paused");
 			} else if (!m->rec && now - m->phase_start >= period) {
