@@ -20,7 +20,8 @@ struct pgload {
 	char script[512];
 };
 
-/* Starts the cluster. Returns 0, 2 if PostgreSQL 15 or root is missing, else 1. */
+/* Starts the cluster (the script is found through $SL_SRC, else from the current
+ * directory). Returns 0, 2 if PostgreSQL 15 or root is missing, else 1. */
 static inline int pgload_start(struct pgload *pg)
 {
 	const char *src = getenv("SL_SRC") ? getenv("SL_SRC") : ".";
@@ -34,6 +35,8 @@ static inline int pgload_start(struct pgload *pg)
 	snprintf(cmd, sizeof(cmd), "PGPORT=%s '%s' start '%s'", PGLOAD_PORT, pg->script, pg->dir);
 	r = system(cmd);
 	if (r == -1 || !WIFEXITED(r) || WEXITSTATUS(r)) {
+		/* the script removes nothing it did not make: the empty directory is ours */
+		rmdir(pg->dir);
 		pg->dir[0] = '\0';
 		return WIFEXITED(r) && WEXITSTATUS(r) == 2 ? 2 : 1;
 	}
