@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Stored run -> ftrace text. Events are regenerated in memory, sorted by timestamp (at
+ * Stored run -> ftrace text. A run with raw facts (lib/facts.h) is replayed exactly: its
+ * facts are the events verbatim, the other switches are rebuilt from consecutive slices
+ * and take the positions among same-timestamp events that no fact holds, and comms follow
+ * the comm facts in time order. A run without facts (stored before schema 4) is
+ * approximated: events are regenerated from the derived rows, sorted by timestamp (at
  * equal times: waking, wakeup, migrate, then switch, the kernel's order within one
  * wakeup), then a replay over the sorted stream fills in the context pid of each line
  * (the task running on that CPU then), which the engine checks against its own state.
@@ -15,6 +19,7 @@
 #include "error.h"
 #include "event.h"
 #include "export-text.h"
+#include "facts.h"
 #include "store.h"
 #include "topo.h"
 
@@ -47,6 +52,13 @@ struct exp {
 	size_t nr_tasks;
 	bool waker_from_wakeup;
 	int64_t end_ns;
+	bool has_facts; /* runs.facts */
+	struct item *facts; /* sorted by ts, seq, comm/running first */
+	size_t nr_facts, cap_facts;
+	uint64_t *fact_keys; /* (cpu, ts) of switch and running facts: no switch from slices */
+	size_t nr_keys;
+	char (*cur)[SL_COMM_LEN]; /* pid -> comm at this point of the replay */
+	size_t nr_cur;
 };
 
 static struct item *add(struct exp *x, uint16_t type, uint64_t ts, int cpu, uint8_t order)
@@ -100,13 +112,15 @@ static int load_run(struct exp *x)
 	sqlite3_stmt *q;
 	int err = -ENOENT;
 
-	if (sqlite3_prepare_v2(x->db, "SELECT waker_from_wakeup, end_ns FROM runs WHERE id = ?", -1,
+	if (sqlite3_prepare_v2(x->db,
+			       "SELECT waker_from_wakeup, end_ns, facts FROM runs WHERE id = ?", -1,
 			       &q, NULL) != SQLITE_OK)
 		return db_fail(x, NULL);
 	sqlite3_bind_int64(q, 1, x->run_id);
 	if (sqlite3_step(q) == SQLITE_ROW) {
 		x->waker_from_wakeup = sqlite3_column_int(q, 0);
 		x->end_ns = sqlite3_column_int64(q, 1);
+		x->has_facts = sqlite3_column_int(q, 2);
 		err = 0;
 	}
 	sqlite3_finalize(q);
@@ -152,6 +166,112 @@ static void set_state(struct sl_ev_switch *sw, const char *s)
 	sw->prev_preempt = s && s[0] && s[1] == '+';
 }
 
+static uint64_t fact_key(int cpu, uint64_t ts)
+{
+	return (uint64_t)cpu << 52 | (ts & ((1ull << 52) - 1));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool is_fact_key(const struct exp *x, int cpu, uint64_t ts)
+{
+	uint64_t k = fact_key(cpu, ts);
+
+	return bsearch(&k, x->fact_keys, x->nr_keys, sizeof(k), cmp_u64) != NULL;
+}
+
+/* The facts as events (seq in item.seq), and the keys of the switches they hold. */
+static int load_facts(struct exp *x)
+{
+	sqlite3_stmt *q;
+	size_t cap_keys = 0;
+
+	if (sqlite3_prepare_v2(
+		    x->db,
+		    "SELECT ts_ns, seq, cpu, kind, common_pid, pid, arg1, arg2, arg3, txt "
+		    "FROM sched_facts WHERE run_id = ? ORDER BY ts_ns, seq, kind < ?, "
+		    "rowid",
+		    -1, &q, NULL) != SQLITE_OK)
+		return db_fail(x, NULL);
+	sqlite3_bind_int64(q, 1, x->run_id);
+	sqlite3_bind_int(q, 2, SL_FACT_COMM);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		struct item *it;
+		struct sl_event *ev;
+		int kind = sqlite3_column_int(q, 3), cpu = sqlite3_column_int(q, 2);
+		const char *txt = (const char *)sqlite3_column_text(q, 9);
+
+		if (cpu < 0 || cpu >= SL_TOPO_MAX_CPUS || kind <= 0 || kind > SL_FACT_RUNNING)
+			continue;
+		if (x->nr_facts == x->cap_facts) {
+			size_t cap = x->cap_facts ? 2 * x->cap_facts : 65536;
+			struct item *p = realloc(x->facts, cap * sizeof(*p));
+
+			if (!p)
+				return sqlite3_finalize(q), -ENOMEM;
+			x->facts = p;
+			x->cap_facts = cap;
+		}
+		it = &x->facts[x->nr_facts++];
+		memset(it, 0, sizeof(*it));
+		it->seq = (uint64_t)sqlite3_column_int64(q, 1);
+		ev = &it->ev;
+		ev->type = (uint16_t)kind;
+		ev->ts_ns = (uint64_t)sqlite3_column_int64(q, 0);
+		ev->cpu = (uint16_t)cpu;
+		ev->common_pid = sqlite3_column_int(q, 4);
+		switch (kind) {
+		case SL_EV_SWITCH:
+			ev->sw.prev_pid = sqlite3_column_int(q, 5);
+			ev->sw.next_pid = (int32_t)sqlite3_column_int64(q, 6);
+			ev->sw.prev_prio = (int16_t)sqlite3_column_int(q, 7);
+			ev->sw.next_prio = (int16_t)sqlite3_column_int(q, 8);
+			set_state(&ev->sw, txt);
+			break;
+		case SL_EV_MIGRATE:
+			ev->migrate.pid = sqlite3_column_int(q, 5);
+			ev->migrate.orig_cpu = (int32_t)sqlite3_column_int64(q, 6);
+			ev->migrate.dest_cpu = sqlite3_column_int(q, 7);
+			break;
+		case SL_EV_FORK:
+			ev->fork.parent_pid = sqlite3_column_int(q, 5);
+			ev->fork.child_pid = (int32_t)sqlite3_column_int64(q, 6);
+			break;
+		case SL_EV_EXIT:
+			ev->exit.pid = sqlite3_column_int(q, 5);
+			break;
+		case SL_EV_LOST:
+			ev->lost.count = (uint64_t)sqlite3_column_int64(q, 6);
+			break;
+		default: /* wakes; comm (txt in wake.comm); running */
+			ev->wake.pid = sqlite3_column_int(q, 5);
+			ev->wake.target_cpu = (int32_t)sqlite3_column_int64(q, 6);
+			snprintf(ev->wake.comm, SL_COMM_LEN, "%s", txt ? txt : "");
+			break;
+		}
+		if (kind != SL_EV_SWITCH && kind != SL_FACT_RUNNING)
+			continue;
+		if (x->nr_keys == cap_keys) {
+			size_t cap = cap_keys ? 2 * cap_keys : 4096;
+			uint64_t *k = realloc(x->fact_keys, cap * sizeof(*k));
+
+			if (!k)
+				return sqlite3_finalize(q), -ENOMEM;
+			x->fact_keys = k;
+			cap_keys = cap;
+		}
+		x->fact_keys[x->nr_keys++] = fact_key(cpu, ev->ts_ns);
+	}
+	sqlite3_finalize(q);
+	qsort(x->fact_keys, x->nr_keys, sizeof(*x->fact_keys), cmp_u64);
+	return 0;
+}
+
 /* Switches: the first one of each CPU, then one between consecutive slices. */
 static int load_switches(struct exp *x)
 {
@@ -163,12 +283,14 @@ static int load_switches(struct exp *x)
 	bool have_prev = false;
 	size_t nr_first;
 
+	/* with facts, a CPU's first switch is a fact like every switch slices do not imply */
 	if (sqlite3_prepare_v2(x->db,
 			       "SELECT cpu, ts_ns, prev_pid, prev_prio, prev_state, prev_comm FROM "
-			       "run_cpu_first WHERE run_id = ?",
+			       "run_cpu_first WHERE run_id = ? AND ? = 0",
 			       -1, &q, NULL) != SQLITE_OK)
 		return db_fail(x, NULL);
 	sqlite3_bind_int64(q, 1, x->run_id);
+	sqlite3_bind_int(q, 2, x->has_facts);
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		struct item *it = add(x, SL_EV_SWITCH, sqlite3_column_int64(q, 1),
 				      sqlite3_column_int(q, 0), 3);
@@ -225,6 +347,8 @@ static int load_switches(struct exp *x)
 				    x->items[i].ev.ts_ns == start)
 					it = &x->items[i];
 		}
+		if (!it && x->has_facts && is_fact_key(x, c, start))
+			goto next; /* that switch is a fact, or the slice began unseen */
 		if (!it) {
 			it = add(x, SL_EV_SWITCH, start, c, 3);
 			if (!it)
@@ -243,6 +367,7 @@ static int load_switches(struct exp *x)
 		it->ev.sw.next_pid = pid;
 		it->ev.sw.next_prio = prio;
 		set_comm(x, pid, c, it->ev.sw.next_comm);
+next:
 		prev_pid = pid;
 		prev_prio = prio;
 		snprintf(prev_state, sizeof(prev_state), "%s", st ? st : "");
@@ -398,6 +523,134 @@ static void print_event(const struct exp *x, const struct sl_event *ev, FILE *ou
 			ev->migrate.comm, ev->migrate.pid, ev->migrate.prio, ev->migrate.orig_cpu,
 			ev->migrate.dest_cpu);
 		break;
+	case SL_EV_FORK:
+		fprintf(out, "sched_process_fork: comm=%s pid=%d child_comm=%s child_pid=%d\n",
+			ev->fork.parent_comm, ev->fork.parent_pid, ev->fork.child_comm,
+			ev->fork.child_pid);
+		break;
+	case SL_EV_EXIT:
+		fprintf(out, "sched_process_exit: comm=%s pid=%d prio=120\n", ev->exit.comm,
+			ev->exit.pid);
+		break;
+	}
+}
+
+/* --- runs with facts ------------------------------------------------------------------- */
+
+/* The comm a pid carries at this point of the replay ("" before its first comm fact). */
+static char *cur_comm(struct exp *x, int32_t pid)
+{
+	static char none[SL_COMM_LEN];
+
+	if (pid <= 0 || pid > 4194304)
+		return memset(none, 0, sizeof(none));
+	if ((size_t)pid >= x->nr_cur) {
+		size_t len = x->nr_cur ? x->nr_cur : 4096;
+		char(*c)[SL_COMM_LEN];
+
+		while (len <= (size_t)pid)
+			len *= 2;
+		c = realloc(x->cur, len * sizeof(*c));
+		if (!c)
+			return memset(none, 0, sizeof(none));
+		memset(c + x->nr_cur, 0, (len - x->nr_cur) * sizeof(*c));
+		x->cur = c;
+		x->nr_cur = len;
+	}
+	return x->cur[pid];
+}
+
+static void comm_field(struct exp *x, int32_t pid, int cpu, char *out)
+{
+	if (pid == 0)
+		snprintf(out, SL_COMM_LEN, "swapper/%d", cpu);
+	else
+		memcpy(out, cur_comm(x, pid), SL_COMM_LEN);
+}
+
+/* Every comm field as the original event carried it: the engine renames tasks by them. */
+static void fill_comms(struct exp *x, struct sl_event *ev)
+{
+	switch (ev->type) {
+	case SL_EV_SWITCH:
+		comm_field(x, ev->sw.prev_pid, ev->cpu, ev->sw.prev_comm);
+		comm_field(x, ev->sw.next_pid, ev->cpu, ev->sw.next_comm);
+		break;
+	case SL_EV_WAKING:
+	case SL_EV_WAKEUP:
+	case SL_EV_WAKEUP_NEW:
+		ev->wake.prio = 120;
+		comm_field(x, ev->wake.pid, ev->cpu, ev->wake.comm);
+		break;
+	case SL_EV_MIGRATE:
+		ev->migrate.prio = 120;
+		comm_field(x, ev->migrate.pid, ev->cpu, ev->migrate.comm);
+		break;
+	case SL_EV_FORK:
+		comm_field(x, ev->fork.parent_pid, ev->cpu, ev->fork.parent_comm);
+		comm_field(x, ev->fork.child_pid, ev->cpu, ev->fork.child_comm);
+		break;
+	case SL_EV_EXIT:
+		comm_field(x, ev->exit.pid, ev->cpu, ev->exit.comm);
+		break;
+	}
+}
+
+/*
+ * Merges the facts with the switches rebuilt from slices. At one timestamp the facts hold
+ * their events' positions (seq); a rebuilt switch takes the first position no fact holds.
+ */
+static void write_facts_run(struct exp *x, FILE *out, struct sl_export_stats *st)
+{
+	size_t fi = 0, di = 0;
+	uint64_t ts = 0, pos = 0;
+	bool any = false;
+
+	for (;;) {
+		struct item *f = fi < x->nr_facts ? &x->facts[fi] : NULL, *it;
+		struct sl_event *ev;
+		bool fact;
+
+		while (di < x->n && !x->items[di].ev.type)
+			di++;
+		if (!f && di == x->n)
+			break;
+		if (!f)
+			fact = false;
+		else if (di == x->n)
+			fact = true;
+		else if (f->ev.ts_ns != x->items[di].ev.ts_ns)
+			fact = f->ev.ts_ns < x->items[di].ev.ts_ns;
+		else
+			fact = f->seq <= (any && ts == f->ev.ts_ns ? pos : 0);
+		it = fact ? &x->facts[fi++] : &x->items[di++];
+		ev = &it->ev;
+		if (!any || ev->ts_ns != ts) {
+			ts = ev->ts_ns;
+			pos = 0;
+			any = true;
+		}
+		if (ev->type == SL_FACT_COMM) {
+			memcpy(cur_comm(x, ev->wake.pid), ev->wake.comm, SL_COMM_LEN);
+			continue;
+		}
+		if (ev->type == SL_FACT_RUNNING)
+			continue;
+		pos++;
+		if (ev->type == SL_EV_LOST) {
+			fprintf(out, "CPU:%u [LOST %" PRIu64 " EVENTS]\n", ev->cpu, ev->lost.count);
+			st->lines++;
+			continue;
+		}
+		if (!fact)
+			ev->common_pid = ev->sw.prev_pid;
+		fill_comms(x, ev);
+		st->switches += ev->type == SL_EV_SWITCH;
+		st->wakings += ev->type == SL_EV_WAKING;
+		st->wakeups += ev->type == SL_EV_WAKEUP || ev->type == SL_EV_WAKEUP_NEW;
+		st->migrations += ev->type == SL_EV_MIGRATE;
+		print_event(x, ev, out);
+		st->lines++;
 	}
 }
 
@@ -423,7 +676,8 @@ int sl_export_text(const char *db_path, int64_t run_id, FILE *out, struct sl_exp
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = load_run(x)) < 0 || (err = load_switches(x)) < 0 || (err = load_wakeups(x)) < 0)
+	if ((err = load_run(x)) < 0 || (x->has_facts && (err = load_facts(x)) < 0) ||
+	    (err = load_switches(x)) < 0 || (!x->has_facts && (err = load_wakeups(x)) < 0))
 		goto out;
 	qsort(x->items, x->n, sizeof(*x->items), cmp_item);
 
@@ -434,7 +688,9 @@ int sl_export_text(const char *db_path, int64_t run_id, FILE *out, struct sl_exp
 			fprintf(out, "# tgid %zu %d\n", pid, x->tasks[pid].tgid);
 	fprintf(out, "#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 		     "#              | |         |   |||||     |         |\n");
-	for (size_t i = 0; i < x->n; i++) {
+	if (x->has_facts)
+		write_facts_run(x, out, &st);
+	for (size_t i = 0; i < x->n && !x->has_facts; i++) {
 		struct sl_event *ev = &x->items[i].ev;
 
 		if (!ev->type)
@@ -463,6 +719,9 @@ out:
 	free(x->items);
 	free(x->tasks);
 	free(x->spans);
+	free(x->facts);
+	free(x->fact_keys);
+	free(x->cur);
 	free(x);
 	sl_store_close(store);
 	return err;

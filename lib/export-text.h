@@ -1,23 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Export of a stored run as ftrace text (the kernel's /sys/kernel/tracing/trace format,
- * nanosecond timestamps), which `schedlens import` reads back to the same wakeup and
- * preemption records. The events are regenerated from what the run stored: sched_switch
- * from consecutive sched_slices of a CPU (the first switch from run_cpu_first),
- * sched_waking + sched_wakeup from the wakeups rows, comms and thread groups from tasks
- * ("# tgid PID TGID" comment lines before the events), and the run's end time as a
- * "# schedlens end_ns N" line after them.
+ * nanosecond timestamps), which `schedlens import` reads back to the same records.
  *
- * Limits, because they are not stored: wakeups that produced no record (the task was
- * still runnable), forks, exits and migrations are not exported; a woken task that ran on
- * another CPU than its target gets a sched_migrate_task just before it ran, not when the
- * kernel moved it; CPU time lost in gaps (lost events, untraced switches) is not
- * reconstructed. Windows' migration and event counts therefore differ after a round
- * trip. Measured on tests/fixtures/guest16-import-v6.dat with its topology: 1-2 of 1854
- * wakeup rows differ (target_state 'claimed' vs 'idle': a claim moved by a migration
- * before the wakee ran) and ~1% of preemption rows differ in the hub flag (a waker's
- * wakings of still-runnable tasks count towards hubs but leave no wakeup row). Without a
- * topology, the preemption rows are identical.
+ * Runs stored with raw facts (runs.facts = 1: every run stored with per-event rows since
+ * schema 4, live or imported) are replayed exactly: the facts (lib/facts.h) are the
+ * non-switch events verbatim with their CPU and context pid, the switches the slices do
+ * not imply, and each comm change; every other sched_switch is rebuilt from consecutive
+ * sched_slices of its CPU; thread groups come from tasks ("# tgid PID TGID" comment lines
+ * before the events) and the run's end time from a "# schedlens end_ns N" line after them.
+ * Re-importing gives identical wakeups, preemptions, sched_slices, windows and tasks rows
+ * (tests/integration/40-import.t: the guest16 fixtures, the lab's hackbench trace, a
+ * synthesized run). What text cannot carry: a lost-events marker is read back at the time
+ * of the line before it, and the prio of wakeup, migrate and exit events is printed as
+ * 120 (the engine reads neither). An export is only as complete as the rows retention
+ * has kept.
+ *
+ * Runs without facts (older runs, windows-only runs) are approximated from the derived
+ * rows: sched_waking + sched_wakeup from the wakeups rows (waking times from the schema 3
+ * `wakings` table, else the end of the waker's slice), the first switches from
+ * run_cpu_first, no forks, exits or wakeups that made no record, and a sched_migrate_task
+ * only where a woken task ran on another CPU than its target. Measured on
+ * guest16-import-v6.dat before schema 4: 1 of 1854 wakeup rows and 16 of 1642 preemption
+ * rows differed.
  */
 #ifndef SL_EXPORT_TEXT_H
 #define SL_EXPORT_TEXT_H

@@ -85,16 +85,6 @@ struct imp {
 	/* pid -> tgid + 1, filled from the text's tgid column and "# tgid" lines */
 	int32_t *tgid;
 	size_t tgid_len;
-	/* the first switch on each CPU: what run_cpu_first stores */
-	struct sl_event *first_sw;
-	/* pid -> last sched_waking time + 1, and (pid, wakeup, waking) triples for `wakings` */
-	uint64_t *waking_ts;
-	size_t waking_len;
-	struct waking_row {
-		int32_t pid;
-		uint64_t ts, waking;
-	} * wk;
-	size_t nr_wk, cap_wk;
 	/* progress */
 	struct timespec t0, last_report;
 	uint64_t done, total;
@@ -158,53 +148,11 @@ static int set_tgid(struct imp *m, int32_t pid, int32_t tgid)
 	return 0;
 }
 
-static void note_waking(struct imp *m, const struct sl_event *ev)
-{
-	int32_t pid = ev->wake.pid;
-
-	if (pid < 0 || pid > SL_TEXT_PID_MAX)
-		return;
-	if ((size_t)pid >= m->waking_len) {
-		size_t len = m->waking_len ? m->waking_len : 4096;
-		uint64_t *t;
-
-		while (len <= (size_t)pid)
-			len *= 2;
-		t = realloc(m->waking_ts, len * sizeof(*t));
-		if (!t)
-			return;
-		memset(t + m->waking_len, 0, (len - m->waking_len) * sizeof(*t));
-		m->waking_ts = t;
-		m->waking_len = len;
-	}
-	if (ev->type == SL_EV_WAKING) {
-		m->waking_ts[pid] = ev->ts_ns + 1;
-		return;
-	}
-	if (!m->waking_ts[pid])
-		return;
-	if (m->nr_wk == m->cap_wk) {
-		size_t cap = m->cap_wk ? 2 * m->cap_wk : 4096;
-		struct waking_row *w = realloc(m->wk, cap * sizeof(*w));
-
-		if (!w)
-			return;
-		m->wk = w;
-		m->cap_wk = cap;
-	}
-	m->wk[m->nr_wk++] = (struct waking_row){ pid, ev->ts_ns, m->waking_ts[pid] - 1 };
-	m->waking_ts[pid] = 0;
-}
-
 static void count(struct imp *m, const struct sl_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (m->o->db_path && (ev[i].type == SL_EV_WAKING || ev[i].type == SL_EV_WAKEUP))
-			note_waking(m, &ev[i]);
 		if (ev[i].type < SL_EV_TYPE_MAX)
 			m->res->events[ev[i].type]++;
-		if (ev[i].type == SL_EV_SWITCH && m->first_sw && !m->first_sw[ev[i].cpu].type)
-			m->first_sw[ev[i].cpu] = ev[i];
 	}
 	m->res->events_total += n;
 	if (n) {
@@ -373,7 +321,8 @@ static int text_has_waking(const char *path, bool *ret)
 	return 0;
 }
 
-/* The import columns and the first-switch rows, on a connection of our own. */
+/* The import columns, on a connection of our own. (The first switches and waking times
+ * that schema 3 stored here are raw facts now, stored by the session for every run.) */
 static int mark_run(struct imp *m, int64_t run_id, bool complete, const char *error)
 {
 	struct sl_store *st = NULL;
@@ -400,52 +349,6 @@ static int mark_run(struct imp *m, int64_t run_id, bool complete, const char *er
 		goto db_fail;
 	sqlite3_finalize(q);
 	q = NULL;
-	if (m->first_sw) {
-		if (sqlite3_prepare_v2(db,
-				       "INSERT OR REPLACE INTO run_cpu_first (run_id, cpu, ts_ns, "
-				       "prev_pid, prev_prio, prev_state, prev_comm) VALUES "
-				       "(?, ?, ?, ?, ?, ?, ?)",
-				       -1, &q, NULL) != SQLITE_OK)
-			goto db_fail;
-		for (int c = 0; c < SL_TOPO_MAX_CPUS; c++) {
-			const struct sl_event *ev = &m->first_sw[c];
-			char state[3] = { ev->sw.prev_state, ev->sw.prev_preempt ? '+' : 0, 0 };
-
-			if (!ev->type)
-				continue;
-			sqlite3_reset(q);
-			sqlite3_bind_int64(q, 1, run_id);
-			sqlite3_bind_int(q, 2, c);
-			sqlite3_bind_int64(q, 3, (int64_t)ev->ts_ns);
-			sqlite3_bind_int(q, 4, ev->sw.prev_pid);
-			sqlite3_bind_int(q, 5, ev->sw.prev_prio);
-			sqlite3_bind_text(q, 6, state, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(q, 7, ev->sw.prev_comm, -1, SQLITE_TRANSIENT);
-			if (sqlite3_step(q) != SQLITE_DONE)
-				goto db_fail;
-		}
-	}
-	sqlite3_finalize(q);
-	q = NULL;
-	if (m->nr_wk) {
-		if (sqlite3_prepare_v2(
-			    db,
-			    "INSERT OR REPLACE INTO wakings (run_id, pid, ts_ns, waking_ns) "
-			    "VALUES (?, ?, ?, ?)",
-			    -1, &q, NULL) != SQLITE_OK)
-			goto db_fail;
-		for (size_t i = 0; i < m->nr_wk; i++) {
-			sqlite3_reset(q);
-			sqlite3_bind_int64(q, 1, run_id);
-			sqlite3_bind_int(q, 2, m->wk[i].pid);
-			sqlite3_bind_int64(q, 3, (int64_t)m->wk[i].ts);
-			sqlite3_bind_int64(q, 4, (int64_t)m->wk[i].waking);
-			if (sqlite3_step(q) != SQLITE_DONE)
-				goto db_fail;
-		}
-		sqlite3_finalize(q);
-		q = NULL;
-	}
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto db_fail;
 	sl_store_close(st);
@@ -481,9 +384,6 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 	if (res->format == SL_IMPORT_AUTO && (err = sl_import_detect(o->path, &res->format)) < 0)
 		return err;
 	res->topo_known = o->topo != NULL;
-	m.first_sw = calloc(SL_TOPO_MAX_CPUS, sizeof(*m.first_sw));
-	if (!m.first_sw)
-		return -ENOMEM;
 
 	if (res->format == SL_IMPORT_DAT) {
 		const struct sl_dat_info *di;
@@ -541,6 +441,8 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 	so.engine.waker_from_wakeup = res->waker_from_wakeup;
 	so.engine.tgid_of = tgid_of;
 	so.engine.tgid_ctx = &m;
+	/* a file can be read again: wait for the writer rather than drop its rows */
+	so.wait_for_writer = true;
 	err = sl_session_open(&so, &m.session);
 	if (err < 0)
 		goto out;
@@ -586,10 +488,7 @@ out_close:
 		sl_error(err, "%s", res->error);
 out:
 	sl_dat_close(dat);
-	free(m.first_sw);
 	free(m.tgid);
-	free(m.waking_ts);
-	free(m.wk);
 	res->cpu_s = cpu_now() - cpu0;
 	res->wall_s = since(&m.t0);
 	return err;

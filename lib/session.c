@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "facts.h"
 #include "session.h"
 
 #define MAX_GROUP_TOTALS 256
@@ -16,6 +17,9 @@ struct sl_session {
 	struct sl_store *store;
 	struct sl_writer *writer;
 	struct sl_engine *engine;
+	struct sl_facts *facts; /* raw facts for an exact export (lib/facts.h) */
+	bool wait_for_writer;
+	uint64_t fed;
 	int64_t run_id;
 	bool windows_only, keep_preemptions;
 	void (*on_window)(void *ctx, const struct sl_window_rec *rec);
@@ -174,9 +178,25 @@ int sl_session_open(const struct sl_session_opts *o, struct sl_session **ret_ses
 	sink.ctx = s;
 	if ((err = sl_engine_new(&cfg, &sink, &s->engine)))
 		goto fail;
+	s->wait_for_writer = o->wait_for_writer;
+	if (s->writer && !o->windows_only) {
+		struct sl_sched_handler h;
+
+		s->facts = sl_facts_new(s->writer, s->run_id);
+		if (!s->facts) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		h = sl_facts_handler(s->facts);
+		if ((err = sl_engine_add_handler(s->engine, &h)) ||
+		    (err = sl_facts_mark_run(s->store, s->run_id)))
+			goto fail;
+	}
 	*ret_session = s;
 	return 0;
 fail:
+	sl_engine_free(s->engine);
+	sl_facts_free(s->facts);
 	if (s->writer)
 		sl_writer_stop(s->writer);
 	sl_store_close(s->store);
@@ -187,6 +207,16 @@ fail:
 void sl_session_feed(struct sl_session *s, const struct sl_event *ev, size_t n)
 {
 	sl_engine_feed(s->engine, ev, n);
+	/* an import can wait for the writer; rows dropped from a full queue would be lost */
+	s->fed += n;
+	if (s->wait_for_writer && s->writer && s->fed >= 8192) {
+		struct sl_writer_stats ws;
+
+		s->fed = 0;
+		sl_writer_get_stats(s->writer, &ws);
+		if (ws.queue_len > 16384)
+			sl_writer_flush(s->writer);
+	}
 }
 
 void sl_session_set_tgid(struct sl_session *s, int32_t pid, int32_t tgid)
@@ -261,6 +291,7 @@ int sl_session_close(struct sl_session *s, const struct sl_run_totals *totals,
 	}
 	sl_store_close(s->store);
 	sl_engine_free(s->engine);
+	sl_facts_free(s->facts);
 	/* "*" first, then the busiest groups */
 	for (int i = 0; i < s->nr_groups; i++) {
 		if (!strcmp(s->groups[i].grp, SL_GROUP_ALL) && i) {

@@ -20,7 +20,7 @@
 const char *const sl_store_chunk_table[SL_ROW_TYPES] = {
 	[SL_ROW_SLICE] = "sched_slices",  [SL_ROW_WAKEUP] = "wakeups",
 	[SL_ROW_PREEMPT] = "preemptions", [SL_ROW_TASK] = NULL,
-	[SL_ROW_WINDOW] = "windows",
+	[SL_ROW_WINDOW] = "windows",	  [SL_ROW_FACT] = "sched_facts",
 };
 
 void sl_retention_default(struct sl_retention *r)
@@ -147,7 +147,8 @@ static int delete_chunk(sqlite3 *db, const char *path, const struct chunk *c,
 
 static bool is_event(int type)
 {
-	return type == SL_ROW_SLICE || type == SL_ROW_WAKEUP || type == SL_ROW_PREEMPT;
+	return type == SL_ROW_SLICE || type == SL_ROW_WAKEUP || type == SL_ROW_PREEMPT ||
+	       type == SL_ROW_FACT;
 }
 
 /* Marks chunks of type, oldest first, until the table is down to max_rows. */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "facts.h"
 #include "store-local.h"
 
 #define TAKE_MAX 4096 /* rows taken out of the ring per lock */
@@ -34,6 +35,7 @@ struct qitem {
 		struct sl_preempt_rec preempt;
 		struct sl_task_rec task;
 		struct sl_window_rec *window; /* owned by the queue: windows are large and rare */
+		struct sl_fact_rec fact;
 	};
 };
 
@@ -107,6 +109,8 @@ static const char *const insert_sql[SL_ROW_TYPES] = {
 			  "lat_p50_ns, lat_p99_ns, lat_hist) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
 			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
 			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[SL_ROW_FACT] = "INSERT INTO sched_facts (run_id, ts_ns, seq, cpu, kind, common_pid, pid, "
+			"arg1, arg2, arg3, txt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 _Static_assert(SL_POL_COUNT == 5, "windows has five pol_* columns");
@@ -133,6 +137,8 @@ static int64_t item_run_id(int type, const void *rec)
 		return ((const struct sl_preempt_rec *)rec)->run_id;
 	case SL_ROW_TASK:
 		return ((const struct sl_task_rec *)rec)->run_id;
+	case SL_ROW_FACT:
+		return ((const struct sl_fact_rec *)rec)->run_id;
 	default:
 		return ((const struct sl_window_rec *)rec)->run_id;
 	}
@@ -208,6 +214,11 @@ bool sl_writer_push_task(struct sl_writer *w, const struct sl_task_rec *rec)
 	return push(w, SL_ROW_TASK, rec, sizeof(*rec));
 }
 
+bool sl_writer_push_fact(struct sl_writer *w, const struct sl_fact_rec *rec)
+{
+	return push(w, SL_ROW_FACT, rec, sizeof(*rec));
+}
+
 bool sl_writer_push_window(struct sl_writer *w, const struct sl_window_rec *rec)
 {
 	struct sl_window_rec *copy = malloc(sizeof(*copy));
@@ -264,7 +275,7 @@ static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t
 		if (r->end_state)
 			sqlite3_bind_text(st, o + 7, state, -1, SQLITE_TRANSIENT);
 		else
-			sqlite3_bind_null(st, 7);
+			sqlite3_bind_null(st, o + 7);
 		return (int64_t)r->start_ns;
 	}
 	case SL_ROW_WAKEUP: {
@@ -307,6 +318,26 @@ static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t
 		sqlite3_bind_int64(st, o + 11, (int64_t)r->lhp_cost_ns);
 		sqlite3_bind_int(st, o + 12, r->delayed_wakeups);
 		sqlite3_bind_int(st, o + 13, r->censored);
+		return (int64_t)r->ts_ns;
+	}
+	case SL_ROW_FACT: {
+		const struct sl_fact_rec *r = &it->fact;
+
+		sqlite3_bind_int64(st, o + 1, r->run_id);
+		sqlite3_bind_int64(st, o + 2, (int64_t)r->ts_ns);
+		sqlite3_bind_int(st, o + 3, (int)r->seq);
+		sqlite3_bind_int(st, o + 4, r->cpu);
+		sqlite3_bind_int(st, o + 5, r->kind);
+		sqlite3_bind_int(st, o + 6, r->common_pid);
+		sqlite3_bind_int(st, o + 7, r->pid);
+		sqlite3_bind_int64(st, o + 8, r->arg1);
+		sqlite3_bind_int(st, o + 9, r->arg2);
+		sqlite3_bind_int(st, o + 10, r->arg3);
+		if (r->txt[0])
+			sqlite3_bind_text(st, o + 11, r->txt, (int)strnlen(r->txt, sizeof(r->txt)),
+					  SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, o + 11);
 		return (int64_t)r->ts_ns;
 	}
 	case SL_ROW_TASK: {

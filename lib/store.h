@@ -162,6 +162,7 @@ enum sl_row_type {
 	SL_ROW_PREEMPT,
 	SL_ROW_TASK,
 	SL_ROW_WINDOW,
+	SL_ROW_FACT, /* lib/facts.h */
 	SL_ROW_TYPES
 };
 
@@ -194,6 +195,8 @@ bool sl_writer_push_wakeup(struct sl_writer *w, const struct sl_wakeup_rec *rec)
 bool sl_writer_push_preempt(struct sl_writer *w, const struct sl_preempt_rec *rec);
 bool sl_writer_push_task(struct sl_writer *w, const struct sl_task_rec *rec);
 bool sl_writer_push_window(struct sl_writer *w, const struct sl_window_rec *rec);
+struct sl_fact_rec;
+bool sl_writer_push_fact(struct sl_writer *w, const struct sl_fact_rec *rec);
 
 /* Unblocks a writer started with start_paused. */
 void sl_writer_resume(struct sl_writer *w);
