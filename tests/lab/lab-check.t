@@ -7,12 +7,14 @@
 #   - the guest's topology is 4 packages, 8 cores, 16 CPUs, SMT pairs, one LLC each,
 #     in the saved topology file and in the topology stored with the run;
 #   - A/A: two 6.1 pgbench runs diff clean (exit 0);
-#   - known change: 6.1 with NO_WAKEUP_PREEMPTION makes fewer wakeup preemptions, and
-#     only preemption-related metrics (and their latency consequences) may be flagged as
-#     regressions;
+#   - known change: 6.1 hackbench with NO_WAKEUP_PREEMPTION makes fewer wakeup
+#     preemptions, and only preemption-related metrics (and their latency consequences)
+#     may be flagged as regressions (hackbench: its wakeups land on busy CPUs all the time,
+#     so wakeup preemption is most of what it sees; pgbench under TCG is too slow to show
+#     it in two runs a side);
 #   - cross-version: 6.1 vs 6.12 on pgbench is compared and the findings logged (a verdict
 #     is required, its content is not checked: it is what users will see);
-#   - hackbench runs too, and no guest or temporary file is left behind.
+#   - no guest or temporary file is left behind.
 # Everything it records stays in SL_LAB_OUT (default $SL_BUILD/lab-check): lab.db, the diffs,
 # each guest's topology. LAB_DURATION (default 15) sets every recording's seconds.
 set -uo pipefail
@@ -52,13 +54,13 @@ lab_run() {
 # The id of the newest run in lab.db.
 last_run() { sqlite3 "$DB" 'SELECT max(id) FROM runs'; }
 
-# diff NAME ARGS...: runs `schedlens diff` on lab.db, keeps text and JSON, sets DIFF_RC.
+# diff NAME LABEL ARGS...: `schedlens diff` on lab.db; keeps text and JSON, sets DIFF_RC.
 diff_runs() {
-	local name=$1
-	shift
-	"$SL" diff --db "$DB" -l pgbench "$@" > "$OUT/$name.txt" 2>&1
+	local name=$1 label=$2
+	shift 2
+	"$SL" diff --db "$DB" -l "$label" "$@" > "$OUT/$name.txt" 2>&1
 	DIFF_RC=$?
-	"$SL" diff --db "$DB" -l pgbench --no-store --json "$@" > "$OUT/$name.json" 2> /dev/null
+	"$SL" diff --db "$DB" -l "$label" --no-store --json "$@" > "$OUT/$name.json" 2> /dev/null
 }
 
 check_topology() {
@@ -89,42 +91,51 @@ check_topology() {
 
 # A/A: two runs of one kernel and workload must not differ.
 check_aa() {
-	diff_runs aa "$1" "$2"
+	diff_runs aa pgbench "$1" "$2"
 	note < "$OUT/aa.txt"
 	[ "$DIFF_RC" = 0 ]
 	ok $? "A/A: 6.1 pgbench run $1 vs run $2: diff exit $DIFF_RC (want 0)"
 }
 
-# NO_WAKEUP_PREEMPTION: wakeup preemptions must drop; regressions may only be metrics
-# that wakeup preemption drives (preemption counts, wakeup latency, lock holders).
+# NO_WAKEUP_PREEMPTION: the wakeup-preemption metrics must be flagged down (and none up);
+# regressions may only be metrics that wakeup preemption drives: preemption counts, wakeup
+# latency (woken tasks now wait for the tick), lock holders.
 check_feature() {
-	diff_runs feature --baseline-runs "$1" --candidate-runs "$2"
+	diff_runs feature hackbench --baseline-runs "$1" --candidate-runs "$2"
 	note < "$OUT/feature.txt"
-	python3 - "$OUT/feature.json" <<-'PY'
+	python3 - "$OUT/feature.json" <<-'PY' | note
 		import json, sys
-		c = json.load(open(sys.argv[1]))
-		f = c["findings"]
-		down = [x for x in f if x["metric"] == "preempt_wakeup_rate"
-		        and x["verdict"] == "improvement" and x["group"] in ("*", "postgres")]
+		f = json.load(open(sys.argv[1]))["findings"]
+		wp = ("preempt_wakeup_rate", "preempt_share", "same_group_preempt_rate")
+		mine = [x for x in f if x["metric"] in wp and x["group"] in ("*", "hackbench")]
+		down = [(x["group"], x["metric"]) for x in mine if x["verdict"] == "improvement"]
+		up = [(x["group"], x["metric"]) for x in mine if x["verdict"] == "regression"]
 		related = ("preempt_", "same_group_preempt", "latency_", "lhp_", "hub_preempt")
 		bad = [(x["group"], x["metric"]) for x in f if x["verdict"] == "regression"
 		       and not x["metric"].startswith(related)]
-		print("wakeup-preemption drop flagged in:", [x["group"] for x in down])
+		print("wakeup-preemption metrics flagged down:", down)
+		print("wakeup-preemption metrics flagged up (wrong way):", up)
 		print("unrelated regressions:", bad)
-		sys.exit(0 if down and not bad else 1)
+		sys.exit(0 if down and not up and not bad else 1)
 	PY
-	ok $? "NO_WAKEUP_PREEMPTION: preempt_wakeup_rate flagged down, no unrelated regression"
+	ok "${PIPESTATUS[0]}" "NO_WAKEUP_PREEMPTION: wakeup preemption flagged down, no other regression"
 }
 
 check_cross() {
-	diff_runs cross --baseline-runs "$1" --candidate-runs "$2"
+	diff_runs cross pgbench --baseline-runs "$1" --candidate-runs "$2"
 	note < "$OUT/cross.txt"
 	[ "$DIFF_RC" = 0 ] || [ "$DIFF_RC" = 1 ]
 	ok $? "6.1 vs 6.12 pgbench compared: diff exit $DIFF_RC (0 or 1: a verdict)"
 }
 
+# A hackbench run that must have seen hackbench itself.
+hackbench_run() {
+	lab_run "$1" 6.1 hackbench -c 2 -L 20 "${@:2}" &&
+		grep -q '"name":"hackbench"' "$OUT/$1/record.json"
+}
+
 main() {
-	echo "1..15"
+	echo "1..16"
 	rm -rf "$OUT" && mkdir -p "$OUT"
 	local k
 	for k in 6.1 6.12; do
@@ -133,31 +144,31 @@ main() {
 	done
 	elapsed "kernels ready"
 
-	lab_run aa1 6.1 pgbench
+	local a1 a2 c1 c2 h1 h2 f1 f2
+	lab_run aa1 6.1 pgbench && a1=$(last_run)
 	ok $? "6.1 pgbench run (A)"
-	local a1 a2 f1 f2 c1 c2
-	a1=$(last_run)
-	check_topology "$OUT/aa1" "$a1"
+	check_topology "$OUT/aa1" "${a1:-0}"
 	lab_run aa2 6.1 pgbench && a2=$(last_run)
 	ok $? "6.1 pgbench run (A again)"
-	lab_run nwp1 6.1 pgbench --features NO_WAKEUP_PREEMPTION && f1=$(last_run)
-	ok $? "6.1 pgbench run with NO_WAKEUP_PREEMPTION"
-	lab_run nwp2 6.1 pgbench --features NO_WAKEUP_PREEMPTION && f2=$(last_run)
-	ok $? "6.1 pgbench run with NO_WAKEUP_PREEMPTION (again)"
 	lab_run x1 6.12 pgbench && c1=$(last_run)
 	ok $? "6.12 pgbench run"
 	lab_run x2 6.12 pgbench && c2=$(last_run)
 	ok $? "6.12 pgbench run (again)"
-	elapsed "pgbench runs recorded: $(sqlite3 "$DB" 'SELECT count(*) FROM runs') in lab.db"
+	# Alternating, so a drift in the host's load does not line up with the toggle.
+	hackbench_run hb1 && h1=$(last_run)
+	ok $? "6.1 hackbench run, default features"
+	hackbench_run nwp1 --features NO_WAKEUP_PREEMPTION && f1=$(last_run)
+	ok $? "6.1 hackbench run with NO_WAKEUP_PREEMPTION"
+	hackbench_run hb2 && h2=$(last_run)
+	ok $? "6.1 hackbench run, default features (again)"
+	hackbench_run nwp2 --features NO_WAKEUP_PREEMPTION && f2=$(last_run)
+	ok $? "6.1 hackbench run with NO_WAKEUP_PREEMPTION (again)"
+	elapsed "guest runs recorded: $(sqlite3 "$DB" 'SELECT count(*) FROM runs') in lab.db"
 
-	check_aa "$a1" "${a2:-0}"
-	check_feature "$a1,${a2:-0}" "${f1:-0},${f2:-0}"
-	check_cross "$a1,${a2:-0}" "${c1:-0},${c2:-0}"
+	check_aa "${a1:-0}" "${a2:-0}"
+	check_feature "${h1:-0},${h2:-0}" "${f1:-0},${f2:-0}"
+	check_cross "${a1:-0},${a2:-0}" "${c1:-0},${c2:-0}"
 	elapsed "diffs done"
-
-	lab_run hb 6.1 hackbench -c 2 -L 20 &&
-		grep -q '"name":"hackbench"' "$OUT/hb/record.json"
-	ok $? "6.1 hackbench recorded with hackbench wakeups"
 
 	local left
 	# Our guests are the QEMUs whose serial files live in an sl-lab.* work dir.
