@@ -69,9 +69,8 @@ static int grow(struct sl_tasktab *tt)
 	return 0;
 }
 
-int sl_tasktab_reserve(struct sl_tasktab *tt, size_t n)
+int sl_tasktab_grow_for(struct sl_tasktab *tt, size_t n)
 {
-	/* keep the load under 70%: probes stay short */
 	while ((tt->used + n) * 10 > tt->cap * 7)
 		if (grow(tt))
 			return -ENOMEM;

@@ -81,8 +81,17 @@ struct sl_task *sl_tasktab_find(const struct sl_tasktab *tt, int32_t pid);
 /* Finds or inserts (zeroed, pid set); NULL if the table is at its cap. pid must be > 0. */
 struct sl_task *sl_tasktab_get(struct sl_tasktab *tt, int32_t pid, bool *ret_new);
 
-/* Makes room for n inserts without growing in between: 0 or -ENOMEM. */
-int sl_tasktab_reserve(struct sl_tasktab *tt, size_t n);
+int sl_tasktab_grow_for(struct sl_tasktab *tt, size_t n);
+
+/* Makes room for n inserts without growing in between: 0 or -ENOMEM. Inline: it runs for
+ * every event, and nearly always only compares. */
+static inline int sl_tasktab_reserve(struct sl_tasktab *tt, size_t n)
+{
+	/* keep the load under 70%: probes stay short */
+	if ((tt->used + n) * 10 <= tt->cap * 7)
+		return 0;
+	return sl_tasktab_grow_for(tt, n);
+}
 
 /* Removes pid; moves other entries (invalidates pointers). */
 void sl_tasktab_remove(struct sl_tasktab *tt, int32_t pid);
