@@ -2,7 +2,8 @@
 /*
  * `schedlens diff`: compares a baseline set of runs with a candidate set (lib/compare.h)
  * and prints the findings, flagged ones first with their explanation, then the unchanged
- * metrics compactly; --json prints the same comparison as one JSON object. The exit
+ * metrics compactly; --json prints the same comparison as one JSON object, --csv every
+ * finding as a row (cli/findings-table.h, shared with `schedlens findings`). The exit
  * status is a CI gate: 0 no regression, 1 a regression was flagged, 2 usage errors,
  * insufficient data or anything else that is not a verdict.
  */
@@ -16,13 +17,15 @@
 #include "builtin.h"
 #include "compare.h"
 #include "error.h"
+#include "findings-table.h"
+#include "print.h"
 
 static const char usage_text[] =
 	"schedlens diff [--db FILE] [BASE_RUN CAND_RUN | --baseline KERNEL --candidate KERNEL |\n"
 	"       --baseline-runs IDS --candidate-runs IDS] [-l LABEL] [-g GROUP]... [--force]\n"
 	"       [--threshold PCT] [--floor-scale X] [--alpha A] [--resamples N] [--seed N]\n"
 	"       [--block N] [--min-windows N] [--segment SECONDS] [--single-run-factor X]\n"
-	"       [--no-store] [--all] [--json]\n"
+	"       [--no-store] [--all] [--json | --csv]\n"
 	"  without a selection: the previous kernel against the newest run's kernel";
 
 #define MAX_IDS 256
@@ -44,33 +47,18 @@ static int parse_ids(const char *s, int64_t *ids, int *nr)
 	return *nr ? 0 : -1;
 }
 
-static void print_flagged(const struct sl_comparison *c)
+/* Flagged findings first, each with its sentence: the table diff and findings share. */
+static void print_flagged(const struct sl_comparison *c, json_t *j)
 {
-	bool header = false;
-	char b[32], k[32], ci[48];
+	struct pr *p = pr_open(PR_TEXT, 0, stdout);
 
-	for (int pass = SL_V_REGRESSION; pass <= SL_V_CHANGE; pass++)
-		for (size_t i = 0; i < c->nr_findings; i++) {
-			const struct sl_finding *f = &c->findings[i];
-
-			if ((int)f->verdict != pass)
-				continue;
-			if (!header) {
-				printf("\n%-11s %-12s %-24s %10s %10s %9s %8s  %s\n", "VERDICT",
-				       "GROUP", "METRIC", "BASELINE", "CANDIDATE", "CHANGE",
-				       "P(HOLM)", "95% CI OF DELTA");
-				header = true;
-			}
-			sl_metric_format(f->metric, f->base, b, sizeof(b));
-			sl_metric_format(f->metric, f->cand, k, sizeof(k));
-			snprintf(ci, sizeof(ci), "%.3g..%.3g", f->ci_lo, f->ci_hi);
-			printf("%-11s %-12.12s %-24s %10s %10s %+8.1f%% %8.2g  %s\n",
-			       sl_verdict_name(f->verdict), f->grp, f->metric->name, b, k,
-			       isinf(f->rel) ? 999.9 : 100 * f->rel, f->p_adj, ci);
-			printf("    %s\n", f->explanation);
-		}
-	if (!header)
+	if (!c->regressions && !c->improvements && !c->changes) {
 		printf("\nno metric changed significantly beyond its thresholds\n");
+	} else if (p) {
+		printf("\n");
+		print_findings(p, json_object_get(j, "findings"), true);
+	}
+	pr_close(p);
 }
 
 /* The rest, compactly: "group: metric base->cand, ..." one line per group. */
@@ -113,7 +101,7 @@ static void print_rest(const struct sl_comparison *c, bool all)
 		       insufficient, insufficient == 1 ? "" : "s");
 }
 
-static void print_table(const struct sl_comparison *c, bool all)
+static void print_table(const struct sl_comparison *c, json_t *j, bool all)
 {
 	for (int s = 0; s < 2; s++)
 		printf("%-10s %s (%d run%s, %zu windows)\n",
@@ -129,7 +117,7 @@ static void print_table(const struct sl_comparison *c, bool all)
 	for (int i = 0; i < c->nr_notes; i++)
 		printf("note: %s\n", c->notes[i]);
 	if (c->verdict != SL_V_INSUFFICIENT) {
-		print_flagged(c);
+		print_flagged(c, j);
 		print_rest(c, all);
 	}
 	printf("\nverdict: %s: %s", sl_verdict_name(c->verdict), c->summary);
@@ -161,6 +149,7 @@ int cmd_diff(int argc, char **argv)
 		{ "no-store", no_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -169,7 +158,9 @@ int cmd_diff(int argc, char **argv)
 	struct sl_compare_opts o;
 	struct sl_comparison *c = NULL;
 	struct sl_store *store = NULL;
-	bool json = false, all = false, store_it = true;
+	enum pr_format format = PR_TEXT;
+	bool all = false, store_it = true;
+	json_t *j;
 	int opt, err, nr_groups = 0, status;
 	char *end;
 
@@ -238,7 +229,10 @@ int cmd_diff(int argc, char **argv)
 			all = true;
 			break;
 		case 'j':
-			json = true;
+			format = PR_JSON;
+			break;
+		case 'v':
+			format = PR_CSV;
 			break;
 		case 'h':
 			printf("usage: %s\n", usage_text);
@@ -278,16 +272,22 @@ int cmd_diff(int argc, char **argv)
 		sl_store_close(store);
 		return EXIT_USAGE;
 	}
-	if (json) {
-		json_t *j = sl_comparison_to_json(c);
-
-		if (j)
-			json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+	j = sl_comparison_to_json(c);
+	if (!j && format != PR_TEXT) {
+		cli_error("out of memory");
+	} else if (format == PR_JSON) {
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
 		printf("\n");
-		json_decref(j);
+	} else if (format == PR_CSV) {
+		struct pr *p = pr_open(PR_CSV, 0, stdout);
+
+		if (p)
+			print_findings(p, json_object_get(j, "findings"), false);
+		pr_close(p);
 	} else {
-		print_table(c, all);
+		print_table(c, j, all);
 	}
+	json_decref(j);
 	status = c->verdict == SL_V_INSUFFICIENT ? EXIT_USAGE :
 		 c->regressions			 ? EXIT_FAIL :
 						   EXIT_OK;

@@ -21,6 +21,10 @@ static const struct command commands[] = {
 	{ "diff", cmd_diff, "compare a baseline kernel's runs with a candidate's: findings" },
 	{ "import", cmd_import, "analyse and store a trace.dat or ftrace text dump" },
 	{ "export", cmd_export, "write a stored run as ftrace text" },
+	{ "runs", cmd_runs, "list the stored runs" },
+	{ "show", cmd_show,
+	  "one run: placement mix, preemptions, top groups, LHP victims and hubs" },
+	{ "findings", cmd_findings, "list stored comparisons, or show one's findings" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

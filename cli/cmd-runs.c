@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `schedlens runs`: the stored runs, newest first, one line each (lib's sl_api_runs(), the
+ * rows the daemon's /api/v1/runs serves), as a table, CSV or JSON through cli/print.h.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api.h"
+#include "builtin.h"
+#include "error.h"
+#include "print.h"
+
+static const char usage_text[] = "schedlens runs [--db FILE] [-n LIMIT] [--json | --csv]\n"
+				 "  --db FILE   the database (default schedlens.db)\n"
+				 "  -n LIMIT    the newest LIMIT runs, 1..1000 (default 100)";
+
+static const struct pr_col cols[] = {
+	{ "id", "ID", PR_INT },
+	{ "kernel", "KERNEL", PR_STR },
+	{ "label", "LABEL", PR_STR },
+	{ "host", "HOST", PR_STR },
+	{ "start_wall", "STARTED (UTC)", PR_WALL },
+	{ "duration_s", "SECONDS", PR_REAL, "%.1f" },
+	{ "events", "EVENTS", PR_INT },
+	{ "lost_events", "LOST", PR_INT },
+	{ "gaps", "GAPS", PR_BOOL },
+	{ "complete", "COMPLETE", PR_BOOL },
+	{ "source", "SOURCE", PR_STR },
+};
+
+static void print_run(struct pr *p, json_t *r)
+{
+	json_t *s = json_object_get(r, "start_ns"), *e = json_object_get(r, "end_ns");
+
+	pr_row(p);
+	pr_json(p, json_object_get(r, "id"));
+	pr_json(p, json_object_get(r, "kernel_release"));
+	pr_json(p, json_object_get(r, "label"));
+	pr_json(p, json_object_get(r, "hostname"));
+	pr_json(p, json_object_get(r, "start_wall"));
+	/* a run still recording (or cut off) has no end yet */
+	if (json_is_integer(s) && json_is_integer(e))
+		pr_real(p, (double)(json_integer_value(e) - json_integer_value(s)) / 1e9);
+	else
+		pr_null(p);
+	pr_json(p, json_object_get(r, "events"));
+	pr_json(p, json_object_get(r, "lost_events"));
+	pr_bool(p, json_integer_value(json_object_get(r, "has_gaps")) != 0);
+	pr_bool(p, json_integer_value(json_object_get(r, "complete")) != 0);
+	pr_json(p, json_object_get(r, "source"));
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' }, { "limit", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },	{ "csv", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },	{},
+	};
+	enum pr_format format = PR_TEXT;
+	const char *db = "schedlens.db";
+	struct sl_store *store = NULL;
+	json_t *runs = NULL;
+	struct pr *p;
+	long limit = 100;
+	int opt, err;
+	char *end;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:n:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'n':
+			limit = strtol(optarg, &end, 10);
+			if (*end || limit < 1 || limit > 1000)
+				return cli_usage(usage_text);
+			break;
+		case 'j':
+			format = PR_JSON;
+			break;
+		case 'c':
+			format = PR_CSV;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage_text);
+			return EXIT_OK;
+		default:
+			return cli_usage(usage_text);
+		}
+	}
+	if (optind != argc)
+		return cli_usage(usage_text);
+	err = sl_store_open(db, SL_STORE_RDONLY, &store);
+	if (!err)
+		err = sl_api_runs(store, (int)limit, &runs);
+	sl_store_close(store);
+	if (err)
+		return cli_error("%s", sl_errmsg(err));
+	p = pr_open(format, 0, stdout);
+	if (!p) {
+		json_decref(runs);
+		return cli_error("out of memory");
+	}
+	pr_table(p, "runs", NULL, cols, sizeof(cols) / sizeof(cols[0]), 0);
+	for (size_t i = 0; i < json_array_size(json_object_get(runs, "runs")); i++)
+		print_run(p, json_array_get(json_object_get(runs, "runs"), i));
+	pr_table_end(p);
+	json_decref(runs);
+	return pr_close(p) ? cli_error("cannot write the output") : EXIT_OK;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The shared findings table (findings-table.h). Baseline and candidate are shown in the
+ * metric's display unit (sl_metric_format()) but carried raw to CSV and JSON.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "findings-table.h"
+#include "metrics.h"
+
+static const char *const flagged_order[] = { "regression", "improvement", "change" };
+
+static const struct pr_col cols[] = {
+	{ "verdict", "VERDICT" },
+	{ "group", "GROUP" },
+	{ "metric", "METRIC" },
+	{ "baseline", "BASELINE", PR_REAL },
+	{ "candidate", "CANDIDATE", PR_REAL },
+	{ "delta", "DELTA", PR_REAL, "%.4g" },
+	{ "rel_change", "CHANGE", PR_REAL },
+	{ "p_adjusted", "P(HOLM)", PR_REAL, "%.2g" },
+	{ "ci_low", "CI95 LOW", PR_REAL, "%.4g" },
+	{ "ci_high", "CI95 HIGH", PR_REAL, "%.4g" },
+	{ "unit", "UNIT" },
+	{ "explanation", "EXPLANATION", PR_STR, NULL, PR_BELOW },
+};
+
+static const char *verdict(json_t *f)
+{
+	return json_string_value(json_object_get(f, "verdict")) ?: "";
+}
+
+bool finding_flagged(json_t *f)
+{
+	for (size_t i = 0; i < 3; i++)
+		if (!strcmp(verdict(f), flagged_order[i]))
+			return true;
+	return false;
+}
+
+static void value(struct pr *p, const struct sl_metric *m, json_t *v)
+{
+	char buf[32];
+
+	if (!m || !json_is_number(v)) {
+		pr_json(p, v);
+		return;
+	}
+	sl_metric_format(m, json_number_value(v), buf, sizeof(buf));
+	pr_json_text(p, v, buf);
+}
+
+static void row(struct pr *p, json_t *f)
+{
+	const struct sl_metric *m =
+		sl_metric_find(json_string_value(json_object_get(f, "metric")) ?: "");
+	json_t *rel = json_object_get(f, "rel_change");
+	char buf[32];
+
+	pr_row(p);
+	pr_json(p, json_object_get(f, "verdict"));
+	pr_json(p, json_object_get(f, "group"));
+	pr_json(p, json_object_get(f, "metric"));
+	value(p, m, json_object_get(f, "baseline"));
+	value(p, m, json_object_get(f, "candidate"));
+	pr_json(p, json_object_get(f, "delta"));
+	/* lib keeps a relative change from 0 as null (it is infinite) */
+	if (json_is_number(rel))
+		snprintf(buf, sizeof(buf), "%+.1f%%", 100 * json_number_value(rel));
+	else
+		snprintf(buf, sizeof(buf),
+			 json_is_number(json_object_get(f, "delta")) ? "new" : "-");
+	pr_json_text(p, rel, buf);
+	pr_json(p, json_object_get(f, "p_adjusted"));
+	pr_json(p, json_object_get(f, "ci_low"));
+	pr_json(p, json_object_get(f, "ci_high"));
+	pr_json(p, json_object_get(f, "unit"));
+	pr_json(p, json_object_get(f, "explanation"));
+}
+
+void print_findings(struct pr *p, json_t *findings, bool flagged_only)
+{
+	pr_table(p, "findings", NULL, cols, sizeof(cols) / sizeof(cols[0]), 0);
+	for (size_t o = 0; o < 3; o++)
+		for (size_t i = 0; i < json_array_size(findings); i++)
+			if (!strcmp(verdict(json_array_get(findings, i)), flagged_order[o]))
+				row(p, json_array_get(findings, i));
+	for (size_t i = 0; !flagged_only && i < json_array_size(findings); i++)
+		if (!finding_flagged(json_array_get(findings, i)))
+			row(p, json_array_get(findings, i));
+	pr_table_end(p);
+}

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The everyday views on synthesized data: `schedlens runs`, `show RUN`, `findings [ID]`
+# and diff's --csv, each as a table, --json (parsed by python3) and --csv (parsed by
+# python3's csv module), checked against the database through sqlite3 (the per-event
+# rows the synthesizer's writer keeps vary from run to run, so numbers are compared with
+# what was stored, not constants). Error paths: unknown run or comparison exit 1 with a
+# message, bad arguments exit 2.
+set -u
+B=${SL_BUILD:?}
+SL=$B/schedlens
+n=0
+fail=0
+
+ok() {
+	n=$((n + 1))
+	if eval "$2"; then echo "ok $n - $1"; return 0; fi
+	echo "not ok $n - $1"; fail=1; return 1
+}
+for x in python3 sqlite3 "$B/slsynth"; do
+	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing"; exit 0; fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/v.db
+q() { sqlite3 "$db" "$1"; }
+py() { python3 -c "$1" "$@"; }
+
+# 100 ms windows: 20 a run, enough for diff to reach a verdict (--force: the labels differ)
+"$B/slsynth" --topology westmere --policy buddy --seed 1 --duration 2 --window-ms 100 \
+	--db "$db" --kernel 6.1-test --label pgbench >"$tmp/s1" 2>&1
+ok "synthesized run 1" '[ $? -eq 0 ]' || { cat "$tmp/s1" >&2; exit 1; }
+"$B/slsynth" --topology westmere --policy llc-scan --seed 2 --duration 2 --window-ms 100 \
+	--db "$db" --kernel 6.12-test --label "pg,\"quoted\"" >"$tmp/s2" 2>&1
+ok "synthesized run 2 (a label with a comma and quotes)" '[ $? -eq 0 ]' || exit 1
+
+# --- runs
+"$SL" runs --db "$db" >"$tmp/runs.txt"
+ok "runs: exit 0" '[ $? -eq 0 ]'
+sed 's/^/# /' "$tmp/runs.txt"
+ok "runs table: header and one line per run, newest first" \
+	'[ "$(wc -l <"$tmp/runs.txt")" = 3 ] && head -1 "$tmp/runs.txt" | grep -q "^ID  KERNEL .*EVENTS .*COMPLETE  SOURCE$" &&
+	 sed -n 2p "$tmp/runs.txt" | grep -q "^ *2  6.12-test" && sed -n 3p "$tmp/runs.txt" | grep -q "^ *1  6.1-test "'
+"$SL" runs --db "$db" --json >"$tmp/runs.json"
+js=$(python3 -c "
+import json, sys; r = json.load(open(sys.argv[1]))['runs']
+print(len(r), r[0]['id'], r[0]['label'], r[1]['kernel'], r[1]['events'], r[1]['complete'], r[1]['gaps'], r[1]['duration_s'])" "$tmp/runs.json")
+ok "runs --json: 2 runs, raw values ($js)" \
+	'[ "$js" = "2 2 pg,\"quoted\" 6.1-test $(q "select events from runs where id = 1") True False 2.0" ]'
+"$SL" runs --db "$db" --csv >"$tmp/runs.csv"
+cs=$(python3 -c "
+import csv, sys; r = list(csv.DictReader(open(sys.argv[1], newline='')))
+print(len(r), r[0]['label'], r[1]['start_wall'], r[0]['lost_events'], r[0]['complete'])" "$tmp/runs.csv")
+ok "runs --csv: RFC 4180 quoting round-trips the label ($cs)" \
+	'[ "$cs" = "2 pg,\"quoted\" $(q "select start_wall from runs where id = 1") 0 1" ]'
+"$SL" runs --db "$db" -n 1 --csv >"$tmp/runs1.csv"
+ok "runs -n 1: the newest only" '[ "$(wc -l <"$tmp/runs1.csv")" = 2 ] && grep -q "^2,6.12-test," "$tmp/runs1.csv"'
+
+# --- show
+"$SL" show --db "$db" 1 >"$tmp/show.txt"
+ok "show 1: exit 0" '[ $? -eq 0 ]'
+sed 's/^/# /' "$tmp/show.txt"
+ok "show: metadata, topology and every section" \
+	'grep -q "^kernel  *6.1-test$" "$tmp/show.txt" && grep -q "^packages  *4$" "$tmp/show.txt" &&
+	 grep -q "^LLCs  *4$" "$tmp/show.txt" && grep -q "^cores  *40$" "$tmp/show.txt" &&
+	 grep -q "^CPUs  *80$" "$tmp/show.txt" && grep -q "^where .* wakeups landed" "$tmp/show.txt" &&
+	 grep -q "^  missed idle (of known)  " "$tmp/show.txt" && grep -q "^  latency p99  " "$tmp/show.txt" &&
+	 grep -q "^preemptions:" "$tmp/show.txt" && grep -q "^  postgres  " "$tmp/show.txt" &&
+	 grep -q "^preempted tasks" "$tmp/show.txt" && grep -q "^preempted hubs" "$tmp/show.txt"'
+"$SL" show --db "$db" 1 --json >"$tmp/show.json"
+ok "show --json: exit 0" '[ $? -eq 0 ]'
+js=$(python3 -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+print(' '.join(sorted(d)))
+print(d['run']['id'], d['run']['kernel'], d['run']['cpus'], d['run']['cores'], d['run']['llcs'], d['run']['packages'])
+pl = {r['class']: r for r in d['placement']}
+print(round(sum(v for k, v in pl['prev'].items() if k != 'class'), 6), round(pl['prev']['same_pct'], 2))
+print(d['targets']['wakeups'], round(d['targets']['missed_idle_pct'], 2), d['targets']['latency_p50_ns'] > 0)
+p = d['preemptions']; print(p['preemptions'] == p['wakeup'] + p['tick'], p['lhp'], p['same_group'])
+print(d['groups'][0]['group'], sum(v['preemptions'] for v in d['lhp_victims']))
+print(len(d['hubs']) > 0, all(h['delayed_wakeups'] > 0 for h in d['hubs']))" "$tmp/show.json")
+echo "$js" | sed 's/^/# json: /'
+exp_keys="groups hubs lhp_preemptors lhp_victims placement preemptions run targets"
+ok "show --json: one object with every section" '[ "$(echo "$js" | sed -n 1p)" = "$exp_keys" ]'
+ok "show --json: run and machine shape" '[ "$(echo "$js" | sed -n 2p)" = "1 6.1-test 80 40 4 4" ]'
+ok "show --json: class_prev shares sum to 100 and match the placement_mix view" \
+	'[ "$(echo "$js" | sed -n 3p)" = "100.0 $(q "select prev_same_pct from placement_mix where run_id = 1 and grp = '"'*'"'")" ]'
+ok "show --json: wakeups and missed-idle rate match placement_mix" \
+	'[ "$(echo "$js" | sed -n 4p)" = "$(q "select wakeups from placement_mix where run_id = 1 and grp = '"'*'"'") $(q "select missed_idle_pct from placement_mix where run_id = 1 and grp = '"'*'"'") True" ]'
+ok "show --json: preemptions by cause add up; LHP and same-group from the windows" \
+	'[ "$(echo "$js" | sed -n 5p)" = "True $(q "select sum(lhp_count) from windows where run_id = 1 and grp = '"'*'"'") $(q "select sum(preempt_same_group) from windows where run_id = 1 and grp = '"'*'"'")" ]'
+ok "show --json: postgres leads the groups; victims' preemptions match the stored rows" \
+	'[ "$(echo "$js" | sed -n 6p)" = "postgres $(q "select count(*) from preemptions_v where run_id = 1 and victim_comm in (select victim_comm from preemptions_v where run_id = 1 group by victim_comm order by sum(lhp_cost_ns) desc, count(*) desc limit 10)")" ]'
+hubs=$(q "select count(*) from preemptions where run_id = 1 and hub = 1")
+ok "show --json: hubs present exactly when hub preemptions were stored ($hubs rows)" \
+	'[ "$(echo "$js" | sed -n 7p)" = "$([ "$hubs" -gt 0 ] && echo True || echo False) True" ]'
+"$SL" show --db "$db" 1 --csv >"$tmp/show.csv"
+cs=$(python3 -c "
+import csv, sys
+secs, cur = {}, None
+for row in csv.reader(open(sys.argv[1], newline='')):
+    if not row: cur = None; continue
+    if cur is None: cur = row; continue
+    secs.setdefault(row[0], []).append(dict(zip(cur, row)))
+print(' '.join(sorted(secs)))
+print(secs['run'][0]['cores'], secs['targets'][0]['wakeups'], secs['placement'][0]['class'], secs['groups'][0]['group'])" "$tmp/show.csv")
+ok "show --csv: sections with a header each, same values as --json ($cs)" \
+	'[ "$(echo "$cs" | sed -n 1p)" = "$exp_keys" ] && [ "$(echo "$cs" | sed -n 2p)" = "40 $(echo "$js" | sed -n 4p | cut -d" " -f1) prev postgres" ]'
+"$SL" show --db "$db" 2 -n 1 --json >"$tmp/show2.json"
+ok "show -n 1: one row per top table" \
+	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (len(d[\"groups\"]) == 1 and len(d[\"lhp_victims\"]) <= 1 and d[\"run\"][\"label\"] == \"pg,\\\"quoted\\\"\"))" "$tmp/show2.json"'
+
+# --- diff --csv, findings
+"$SL" diff --db "$db" --force 1 2 >"$tmp/diff.txt" 2>&1
+rc=$?
+ok "diff 1 2 stores comparison 1 (exit $rc, unchanged contract: 0 or 1)" '[ $rc -le 1 ] && [ "$(q "select count(*) from comparisons")" = 1 ]'
+ok "diff text: the flagged findings table with sentences" \
+	'grep -q "^VERDICT  *GROUP  *METRIC  *BASELINE  *CANDIDATE" "$tmp/diff.txt" && grep -q "^    wakeups of all tasks landed on a busy CPU" "$tmp/diff.txt"'
+"$SL" diff --db "$db" --force --no-store --csv 1 2 >"$tmp/diff.csv"
+rc2=$?
+cs=$(python3 -c "
+import csv, sys; r = list(csv.DictReader(open(sys.argv[1], newline='')))
+print(len(r), r[0]['verdict'] in ('regression', 'improvement', 'change'), sorted(r[0]))" "$tmp/diff.csv")
+ok "diff --csv: every finding, flagged first, same exit status ($rc2)" \
+	'[ $rc2 = $rc ] && [ "${cs%% *}" = "$(q "select count(*) from findings where comparison_id = 1")" ] && [[ "$cs" == *" True ["* ]]'
+"$SL" findings --db "$db" >"$tmp/fl.txt"
+ok "findings: lists comparison 1 with its verdict" \
+	'[ $? -eq 0 ] && grep -q "^ *1  [0-9-]* [0-9:]*  $(q "select verdict from comparisons where id = 1") " "$tmp/fl.txt"'
+fj=$(python3 -c "import json, sys; c = json.load(sys.stdin)['comparisons']; print(len(c), c[0]['id'], c[0]['verdict'])" < <("$SL" findings --db "$db" --json))
+ok "findings --json ($fj)" '[ "$fj" = "1 1 $(q "select verdict from comparisons where id = 1")" ]'
+fc=$(python3 -c "import csv, sys; r = list(csv.DictReader(sys.stdin)); print(len(r), r[0]['summary'] != '')" < <("$SL" findings --db "$db" --csv))
+ok "findings --csv ($fc)" '[ "$fc" = "1 True" ]'
+"$SL" findings --db "$db" 1 >"$tmp/f1.txt"
+flagged=$(q "select count(*) from findings where comparison_id = 1 and verdict in ('regression', 'improvement', 'change')")
+ok "findings 1: the flagged findings ($flagged) with sentences and the verdict" \
+	'[ "$flagged" -gt 0 ] && grep -q "^VERDICT  *GROUP  *METRIC" "$tmp/f1.txt" &&
+	 [ "$(grep -c "^    " "$tmp/f1.txt")" = "$flagged" ] && grep -q "^verdict: " "$tmp/f1.txt"'
+n1=$(python3 -c "import csv, sys; print(len(list(csv.DictReader(sys.stdin))))" < <("$SL" findings --db "$db" 1 --csv))
+n2=$(python3 -c "import json, sys; d = json.load(sys.stdin); print(len(d['findings']), d['baseline_runs'], d['candidate_runs'])" < <("$SL" findings --db "$db" 1 --json))
+ok "findings 1 --csv / --json: every finding ($n1; $n2)" \
+	'[ "$n1" = "$(q "select count(*) from findings where comparison_id = 1")" ] && [ "$n2" = "$n1 [1] [2]" ]'
+
+# --- errors
+"$SL" show --db "$db" 42 >"$tmp/o" 2>"$tmp/e"
+rc=$?
+ok "show of an unknown run: exit 1, message names run and file ($rc)" \
+	'[ $rc -eq 1 ] && [ "$(cat "$tmp/e")" = "schedlens: no run 42 in '"'$db'"'" ] && [ ! -s "$tmp/o" ]'
+"$SL" findings --db "$db" 9 >/dev/null 2>"$tmp/e"
+rc=$?
+ok "findings of an unknown comparison: exit 1 ($rc)" '[ $rc -eq 1 ] && grep -q "no comparison 9 in" "$tmp/e"'
+"$SL" runs --db "$tmp/none.db" >/dev/null 2>"$tmp/e"
+rc=$?
+ok "runs on a missing file: exit 1 with a message ($rc: $(cat "$tmp/e"))" '[ $rc -eq 1 ] && [ -s "$tmp/e" ] && [ ! -e "$tmp/none.db" ]'
+bad=0
+for args in "show" "show --db $db x" "show --db $db 1 2" "show --db $db 0" "show --db $db -n 0 1" \
+	"runs --db $db extra" "runs --db $db -n 0" "runs --bogus" "findings --db $db x" "findings --db $db 1 2"; do
+	"$SL" $args >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { echo "# '$args' exited $rc"; bad=1; }
+done
+ok "bad arguments exit 2" '[ $bad = 0 ]'
+echo "1..$n"
+exit $fail
