@@ -4,7 +4,8 @@
  * defaults, the config file and the flags), the live status the recording loop publishes
  * for the HTTP threads, and the entry points of the daemon's files: schedlensd.c (main,
  * config, signals, logging), monitor.c (recording, segments, duty cycle, automatic
- * comparison) and routes.c (HTTP handlers).
+ * comparison), serve.c (serving a database without recording) and routes.c (HTTP
+ * handlers).
  */
 #ifndef SL_DAEMON_H
 #define SL_DAEMON_H
@@ -29,6 +30,7 @@ struct sd_config {
 	uint64_t segment_ns;
 	uint64_t duty_on_ns, duty_period_ns;
 	uint64_t window_ns;
+	bool record; /* no: serve the database only (serve.c) */
 	bool auto_compare;
 	uint64_t compare_after; /* windows */
 	uint64_t event_keep_ns, window_keep_ns, max_db_bytes;
@@ -85,6 +87,12 @@ void sd_reload(struct sd_daemon *d);
 struct sl_http_opts;
 struct sl_http;
 int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl_http **ret_http);
+
+/*
+ * `record no`: serves the existing database (which must exist) without recording until
+ * stopped; *ret_http as for sd_monitor_run(). Returns the exit status.
+ */
+int sd_serve_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl_http **ret_http);
 
 /* The HTTP request handler (struct sl_http_opts.handler); ctx is the daemon. */
 struct sl_http_req;

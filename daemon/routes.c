@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * schedlensd's HTTP routes. Handlers only validate parameters and call lib/ (api.h,
- * compare.h, metrics-prom.h), which return JSON or text; lib/http.c does the rest. Each
+ * api-web.h, compare.h, metrics-prom.h), which return JSON or text; lib/http.c does the rest. Each
  * server thread keeps its own read-only connection to the database. Request paths are
  * matched exactly, never mapped to files: the dashboard's files are compiled in
  * (web-assets.h, generated from web/ by scripts/embed-web) and found by name.
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "api-web.h"
 #include "compare.h"
 #include "daemon.h"
 #include "error.h"
@@ -196,9 +197,9 @@ static int parse_side(const char *v, int64_t *ids, int max, int *nr, const char 
 static void get_compare(struct sd_daemon *d, const struct sl_http_req *req,
 			struct sl_http_resp *resp)
 {
-	static const char *const args[] = { "baseline", "candidate", "group", NULL };
+	static const char *const args[] = { "baseline", "candidate", "group", "label", NULL };
 	const char *b = sl_http_query(req, "baseline"), *c = sl_http_query(req, "candidate");
-	const char *g = sl_http_query(req, "group");
+	const char *g = sl_http_query(req, "group"), *label = sl_http_query(req, "label");
 	int64_t bids[64], cids[64];
 	struct sl_compare_opts o;
 	struct sl_comparison *cmp = NULL;
@@ -224,6 +225,12 @@ static void get_compare(struct sd_daemon *d, const struct sl_http_req *req,
 			      SL_GROUP_LEN - 1);
 		return;
 	}
+	if (label && (!*label || !valid_group(label))) {
+		sl_http_error(resp, 400, "'label' must be 1..%d printable characters",
+			      SL_GROUP_LEN - 1);
+		return;
+	}
+	o.label = label;
 	o.baseline_runs = bids;
 	o.candidate_runs = cids;
 	o.groups = g ? &g : NULL;
@@ -277,6 +284,8 @@ static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct
 	static const char *const none[] = { NULL };
 	static const char *const wargs[] = { "from", "to", "group", "metric", "limit", NULL };
 	static const char *const pargs[] = { "limit", NULL };
+	static const char *const cargs[] = { "from", "to", NULL };
+	static const char *const gargs[] = { "group", NULL };
 	struct sl_store *store;
 	json_t *j = NULL;
 	int err;
@@ -315,6 +324,40 @@ static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct
 		    !(store = thread_store(d, resp)))
 			return;
 		err = sl_api_preemptions(store, id, limit, &j);
+	} else if (!strcmp(sub, "/cpus")) {
+		uint64_t from = 0, to = 0;
+
+		if (!only_args(req, resp, cargs) ||
+		    !arg_u64(req, resp, "from", 0, INT64_MAX, &from) ||
+		    !arg_u64(req, resp, "to", 1, INT64_MAX, &to))
+			return;
+		if (to && to <= from) {
+			sl_http_error(resp, 400, "'to' must be greater than 'from'");
+			return;
+		}
+		if (!(store = thread_store(d, resp)))
+			return;
+		err = sl_api_cpus(store, id, from, to, &j);
+	} else if (!strcmp(sub, "/latency")) {
+		const char *g = sl_http_query(req, "group");
+
+		if (!only_args(req, resp, gargs))
+			return;
+		if (g && !valid_group(g)) {
+			sl_http_error(resp, 400, "'group' must be 1..%d printable characters",
+				      SL_GROUP_LEN - 1);
+			return;
+		}
+		if (!(store = thread_store(d, resp)))
+			return;
+		err = sl_api_latency(store, id, g, &j);
+	} else if (!strcmp(sub, "/lhp")) {
+		uint64_t limit = 50;
+
+		if (!only_args(req, resp, pargs) || !arg_u64(req, resp, "limit", 1, 1000, &limit) ||
+		    !(store = thread_store(d, resp)))
+			return;
+		err = sl_api_lhp(store, id, (int)limit, &j);
 	} else {
 		sl_http_error(resp, 404, "not found");
 		return;

@@ -42,6 +42,8 @@ const struct sl_cfg_opt sd_options[] = {
 	    "HTTP address IPv4:PORT or [IPv6]:PORT; not loopback requires token-file"),
 	OPT("token-file", SL_CFG_STR, token_file, "", 0, 0, 0,
 	    "file holding the bearer token every request must carry (empty: none)"),
+	OPT("record", SL_CFG_BOOL, record, "yes", 0, 0, 0,
+	    "record this machine into db; no: only serve db's runs (API and dashboard)"),
 	OPT("label", SL_CFG_STR, label, "", 0, 0, SL_CFG_RELOAD,
 	    "workload label of the runs (comparisons pair runs of one label), from the next segment"),
 	ENUM("log-level", log_level, "info", "debug|info|warning|error", SL_CFG_RELOAD,
@@ -332,7 +334,7 @@ int main(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
-		ret = sd_monitor_run(&d, &ho, &http);
+		ret = d.cfg.record ? sd_monitor_run(&d, &ho, &http) : sd_serve_run(&d, &ho, &http);
 	}
 out:
 	sl_http_stop(http);

@@ -35,7 +35,7 @@ static json_t *col_json(sqlite3_stmt *st, int i)
 	}
 }
 
-/* Runs sql with ?1 = run_id and ?2, ?3 = a, b (when the statement has them) into an array. */
+/* Runs sql with ?1, ?2, ?3 = run_id, a, b (those the statement has) into an array. */
 static int rows(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t b, json_t **ret)
 {
 	json_t *arr = json_array();
@@ -48,7 +48,8 @@ static int rows(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t
 		json_decref(arr);
 		return db_error(db, "cannot prepare query");
 	}
-	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_bind_parameter_count(st) >= 1)
+		sqlite3_bind_int64(st, 1, run_id);
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, a);
 	if (sqlite3_bind_parameter_count(st) >= 3)
@@ -131,8 +132,9 @@ int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64
 			    cpu)
 				n = json_array_get(counts, j);
 		for (int k = 0; k < 4; k++)
-			json_object_set(c, keys[k],
-					n ? json_object_get(n, keys[k]) : json_integer(0));
+			json_object_set_new(c, keys[k],
+					    n ? json_incref(json_object_get(n, keys[k])) :
+						json_integer(0));
 		if (n)
 			total += json_integer_value(json_object_get(n, "wakeups"));
 	}
@@ -249,5 +251,26 @@ int sl_api_lhp(struct sl_store *store, int64_t run_id, int limit, json_t **ret)
 		json_object_set_new(o, names[i], arr);
 	}
 	*ret = o;
+	return 0;
+}
+
+int sl_api_newest_host(struct sl_store *store, json_t **ret)
+{
+	sqlite3 *db = sl_store_db(store);
+	json_t *arr;
+	int err;
+
+	if ((err = rows(db,
+			"SELECT r.id AS run_id, h.hostname, r.kernel_release, r.boot_id, "
+			"r.workload AS label, h.topo_json, h.topo_hash FROM runs r "
+			"LEFT JOIN hosts h ON h.id = r.host_id ORDER BY r.id DESC LIMIT 1",
+			0, 0, 0, &arr)))
+		return err;
+	if (!json_array_size(arr)) {
+		json_decref(arr);
+		return sl_error(-ENOENT, "no run in the database");
+	}
+	*ret = json_incref(json_array_get(arr, 0));
+	json_decref(arr);
 	return 0;
 }

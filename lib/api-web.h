@@ -38,4 +38,11 @@ int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group, js
  */
 int sl_api_lhp(struct sl_store *store, int64_t run_id, int limit, json_t **ret);
 
+/*
+ * The host and kernel of the database's newest run, for a daemon that serves a database
+ * without recording: {run_id, hostname, kernel_release, boot_id, label, topo_json,
+ * topo_hash} (strings may be null). -ENOENT when the database has no run.
+ */
+int sl_api_newest_host(struct sl_store *store, json_t **ret);
+
 #endif

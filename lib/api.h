@@ -60,7 +60,7 @@ struct sl_api_status {
 	const char *kernel_release;
 	const char *boot_id;
 	const char *hostname;
-	const char *state; /* "recording", "paused" (duty cycle), "starting", "stopping" */
+	const char *state; /* "recording", "paused", "serving" (record no), "starting", "stopping" */
 	double events_per_s; /* over the last poll interval */
 	uint64_t events, lost_events, gaps, dropped_rows, queue_len, runs_started;
 	uint64_t db_bytes;

@@ -113,8 +113,17 @@
       legend(series.map((se) => ({ name: se.name, colour: se.colour, dash: se.dash }))));
   };
 
-  // series: [{name, colour, dash, buckets: [[lo_us, hi_us, count]]}]: each drawn as a step
-  // line of its share per bucket over a log10 x axis (1 µs .. 10 s)
+  // A bucket's extent on the log axis. The first buckets are 1 µs wide from 0: [0, 1) is
+  // drawn as [0.5, 1). The overflow bucket (hi null: no upper bound) is drawn one decade
+  // wide from its lower bound and labelled as open-ended.
+  function span([lo, hi]) {
+    if (hi === null || hi === undefined) return [Math.max(lo, 0.5), Math.max(lo, 0.5) * 10];
+    const hh = Math.max(hi, 1);
+    return [Math.max(lo, hh / 2), hh];
+  }
+
+  // series: [{name, colour, dash, buckets: [[lo_us, hi_us|null, count]]}]: each drawn as a
+  // step line of its share per bucket over a log10 x axis (1 µs .. 10 s)
   SL.histOverlay = function histOverlay(series, opts = {}) {
     const W = opts.width || 560, H = opts.height || 200, L = 48, R = 12, T = 10, B = 28;
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', class: 'chart', role: 'img',
@@ -127,14 +136,13 @@
     // share per log-decade unit so buckets of different widths compare fairly
     const dens = series.map((se) => {
       const tot = se.buckets.reduce((a, b) => a + b[2], 0) || 1;
-      return se.buckets.map(([lo, hi, c]) => {
-        // the first buckets are 1 µs wide from 0: draw [0, 1) as [0.5, 1)
-        const hh = Math.max(hi, 1), l = Math.max(lo, hh / 2);
-        return [l, hh, (100 * c) / tot / (Math.log10(hh) - Math.log10(l))];
+      return se.buckets.map((b) => {
+        const [l, hh] = span(b);
+        return [l, hh, (100 * b[2]) / tot / (Math.log10(hh) - Math.log10(l)), b[1] === null || b[1] === undefined, b[2]];
       });
     });
-    const lo = Math.max(0.5, Math.min(...all.map((b) => Math.max(b[0], Math.max(b[1], 1) / 2))));
-    const hi = Math.max(...all.map((b) => b[1]));
+    const lo = Math.max(0.5, Math.min(...all.map((b) => span(b)[0])));
+    const hi = Math.max(...all.map((b) => span(b)[1]));
     const lx0 = Math.floor(Math.log10(lo)), lx1 = Math.ceil(Math.log10(hi));
     const ymax = Math.max(...dens.flat().map((b) => b[2])) || 1;
     const yt = ticks(0, ymax * 1.05, 4), y1 = yt[yt.length - 1];
@@ -151,9 +159,19 @@
     }
     series.forEach((se, i) => {
       let d = '';
-      for (const [l, hh, y] of dens[i]) d += `${d ? 'L' : 'M'}${X(l).toFixed(1)} ${Y(y).toFixed(1)}H${X(hh).toFixed(1)}`;
+      for (const [l, hh, y, open] of dens[i]) {
+        // the open-ended bucket: a separate dotted step, so it does not read as a measured width
+        if (open) continue;
+        d += `${d ? 'L' : 'M'}${X(l).toFixed(1)} ${Y(y).toFixed(1)}H${X(hh).toFixed(1)}`;
+      }
       svg.appendChild(s('path', { d, fill: 'none', stroke: se.colour, 'stroke-width': 2,
         'stroke-dasharray': se.dash ? '6 4' : null }, s('title', {}, se.name)));
+      for (const [l, hh, y, open, c] of dens[i]) if (open) {
+        svg.appendChild(s('path', { d: `M${X(l).toFixed(1)} ${Y(y).toFixed(1)}H${X(hh).toFixed(1)}`, fill: 'none',
+          stroke: se.colour, 'stroke-width': 2, 'stroke-dasharray': '1 3', class: 'overflow' },
+        s('title', {}, `${se.name}: ${SL.num(c)} wakeups at ${SL.usec(l * 1000)} or more`)));
+        svg.appendChild(s('text', { x: X(hh) - 2, y: Y(y) - 4, 'text-anchor': 'end', class: 'tick' }, '≥ ' + SL.usec(l * 1000)));
+      }
     });
     return SL.h('figure', { class: 'fig' },
       SL.h('figcaption', {}, opts.caption || 'share of wakeups per decade of latency (%), log axis'), svg,

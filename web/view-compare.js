@@ -19,12 +19,13 @@
     }
     return list.filter((r) => r.kernel_release === val && (!label || r.label === label));
   }
-  // the compare endpoint's parameters for a side
+  // a side in the daemon's /api/v1/compare syntax: "runs:1,2" -> "1,2" (run ids),
+  // "kernel:6.1.0-31" -> "6.1.0-31" (a release)
   function apiSide(spec) {
     if (!spec) return '';
-    const i = spec.indexOf(':');
-    return spec.slice(0, i) === 'runs' ? 'runs:' + spec.slice(i + 1) : spec.slice(i + 1);
+    return spec.slice(spec.indexOf(':') + 1);
   }
+  SL.apiSide = apiSide;
 
   // rows of one run -> [[elapsed_s, value]] binned to at most MAX_POINTS
   function series(rows, f) {
@@ -170,7 +171,7 @@
               merged.set(key, m);
             }
           }
-          hists[s] = [...merged.values()].sort((a, b) => a.lo_ns - b.lo_ns).map((b) => [b.lo_ns / 1e3, b.hi_ns / 1e3, b.count]);
+          hists[s] = [...merged.values()].sort((a, b) => a.lo_ns - b.lo_ns).map((b) => [b.lo_ns / 1e3, b.hi_ns === null ? null : b.hi_ns / 1e3, b.count]);
         }
         return SL.histOverlay(SIDES.map((s) => ({ name: sideName(s), colour: SL.SIDE_COLOURS[s], dash: s === 'candidate', buckets: hists[s] })),
           { width: 1100, height: 240, caption: `wakeup → run latency of ${group}: share of wakeups per decade (%), log axis` });

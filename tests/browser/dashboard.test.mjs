@@ -19,6 +19,7 @@ mkdirSync(OUT, { recursive: true });
 
 let browser, page;
 const problems = [];
+const apiCalls = []; // URLs of /api/v1 requests, newest last
 
 before(async () => {
   browser = await chromium.launch({
@@ -31,6 +32,7 @@ before(async () => {
   page.on('pageerror', (e) => problems.push('page error: ' + e.message));
   page.on('requestfailed', (r) => { if (!/aborted/i.test(r.failure()?.errorText || '')) problems.push('request failed: ' + r.url()); });
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  page.on('request', (r) => { if (r.url().includes('/api/v1/')) apiCalls.push(r.url()); });
   // the dashboard must not reach outside the daemon
   await page.route('**/*', (route) => (route.request().url().startsWith(URL) ? route.continue() : (problems.push('external: ' + route.request().url()), route.abort())));
 });
@@ -76,6 +78,34 @@ test('compare shows the expected findings and the charts', async () => {
   assert.ok(await page.locator('svg.chart path.series').count() >= 8, 'a line per run in each time chart');
   // the state is in the URL: a reload shows the same view
   assert.match(page.url(), /group=postgres/);
+  // the daemon's compare syntax: a kernel side is its release
+  const q = new globalThis.URL(apiCalls.filter((u) => u.includes('/api/v1/compare?')).pop()).searchParams;
+  assert.equal(q.get('baseline'), BASE);
+  assert.equal(q.get('candidate'), CAND);
+});
+
+test('compare by run ids: the daemon gets "1,2" and finds the same regression', async () => {
+  await open('#/compare?baseline=runs:1,2&candidate=runs:3,4&group=postgres', 'compare-runs');
+  const q = new globalThis.URL(apiCalls.filter((u) => u.includes('/api/v1/compare?')).pop()).searchParams;
+  assert.equal(q.get('baseline'), '1,2');
+  assert.equal(q.get('candidate'), '3,4');
+  const missed = page.locator('tr.finding[data-metric="missed_idle_rate"][data-group="postgres"]');
+  assert.equal(await missed.count(), 1, 'a missed_idle_rate row for postgres');
+  assert.match(await missed.locator('td').first().innerText(), /regression/);
+});
+
+test('latency overlay: the overflow bucket (hi_ns null) is drawn open-ended, no NaN', async () => {
+  const r = await page.evaluate(() => {
+    const fig = window.SL.histOverlay([{ name: 'x', colour: '#000', buckets: [[0, 1, 5], [4, 5, 50], [1000, 2000, 3], [10000000, null, 2]] }], {});
+    document.body.appendChild(fig);
+    const ds = [...fig.querySelectorAll('path')].map((p) => p.getAttribute('d'));
+    const out = { ds, overflow: fig.querySelectorAll('path.overflow').length, label: fig.textContent.includes('≥ 10.00 s') };
+    fig.remove();
+    return out;
+  });
+  assert.equal(r.overflow, 1, 'one open-ended step');
+  assert.ok(r.label, 'labelled "≥ 10.00 s"');
+  for (const d of r.ds) assert.doesNotMatch(d, /NaN|Infinity/, d);
 });
 
 test('topology heatmap: one cell per CPU, hover shows the numbers', async () => {

@@ -8,7 +8,8 @@
 # real Prometheus server scraping it (non-zero wakeup rate), 2,000 requests at concurrency 50
 # with zero errors and zero lost events, bad input (traversal, 100 KB queries, bad ids and
 # compare parameters: 4xx JSON, daemon alive and recording), the automatic comparison's
-# findings in /api/v1/findings, SIGHUP reload and a clean SIGTERM. Bounded in time; cleans up.
+# findings in /api/v1/findings, SIGHUP reload and a clean SIGTERM. The dashboard's routes
+# (cpus, latency, lhp) are checked here against their schemas too. Bounded in time; cleans up.
 set -u
 SL=${SL_BUILD:?}/schedlens
 SLD=${SL_BUILD:?}/schedlensd
@@ -93,6 +94,12 @@ check placement placement "$base/api/v1/runs/$run/placement"
 check preemptions preemptions "$base/api/v1/runs/$run/preemptions?limit=5"
 check findings findings "$base/api/v1/findings"
 check topology topology "$base/api/v1/topology"
+ntopo=$(jq1 'len(d["topology"]["cpus"])')
+check "wakeups per CPU" cpus "$base/api/v1/runs/$run/cpus"
+ok "cpus: one entry per CPU of the topology ($ntopo)" '[ "$(jq1 "len(d[\"cpus\"])")" = "$ntopo" ]'
+check "wakeups per CPU in a time range" cpus "$base/api/v1/runs/$run/cpus?from=0&to=999999999999999999"
+check "merged latency histogram" latency "$base/api/v1/runs/$run/latency?group=*"
+check "LHP ranking" lhp "$base/api/v1/runs/$run/lhp?limit=5"
 prev=$(sqlite3 "$db" "select id from runs where kernel_release = '5.99.0-previous'")
 check "compare runs $prev vs $run" compare "$base/api/v1/compare?baseline=$prev&candidate=$run"
 check "compare kernels, one group" compare "$base/api/v1/compare?baseline=5.99.0-previous&candidate=$(uname -r)&group=*"
@@ -175,6 +182,15 @@ bad 400 "$base/api/v1/runs/$run/windows?from=10&to=5"
 bad 400 "$base/api/v1/runs/$run/windows?limit=0"
 bad 400 "$base/api/v1/runs/$run/preemptions?limit=x"
 bad 400 "$base/api/v1/runs?limit=99999"
+bad 400 "$base/api/v1/runs/$run/cpus?from=10&to=5"
+bad 400 "$base/api/v1/runs/$run/cpus?to=x"
+bad 400 "$base/api/v1/runs/$run/latency?group=%01"
+bad 400 "$base/api/v1/runs/$run/latency?bogus=1"
+bad 400 "$base/api/v1/runs/$run/lhp?limit=0"
+bad 400 "$base/api/v1/runs/$run/lhp?limit=1001"
+bad 404 "$base/api/v1/runs/99999999/cpus"
+bad 404 "$base/api/v1/runs/99999999/latency"
+bad 404 "$base/api/v1/runs/99999999/lhp"
 bad 400 "$base/api/v1/runs?bogus=1"
 bad 400 "$base/api/v1/compare"
 bad 400 "$base/api/v1/compare?baseline=1"

@@ -3,10 +3,10 @@
 #
 # The dashboard in a real browser: builds a database with two kernels' runs (synthesized
 # pgbench traces analysed by the real engine: 3.5-like full LLC scan vs the 3.6 buddy
-# rule, 2 runs each on an 80-CPU 4-socket shape), stores their comparison, starts a server
-# on a free loopback port, and runs tests/browser/dashboard.test.mjs (Debian's chromium,
-# headless, playwright-core). The server is schedlensd when it serves /api/v1/runs, else
-# the stand-in tests/helpers/sl-api-serve. Screenshots go to $SL_BUILD/artefacts/dashboard.
+# rule, 2 runs each on an 80-CPU 4-socket shape), stores their comparison, starts
+# schedlensd --no-record on a free loopback port (it serves the database and records
+# nothing of this machine), and runs tests/browser/dashboard.test.mjs (Debian's chromium,
+# headless, playwright-core). Screenshots go to $SL_BUILD/artefacts/dashboard.
 set -u
 B=${SL_BUILD:?}
 S=${SL_SRC:?}
@@ -16,11 +16,11 @@ pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-if [ ! -x /usr/bin/chromium ] || ! command -v npm >/dev/null; then
-	echo "1..0 # SKIP needs /usr/bin/chromium and npm (make deps)"
+if [ ! -x /usr/bin/chromium ] || ! command -v npm >/dev/null || ! command -v sqlite3 >/dev/null; then
+	echo "1..0 # SKIP needs /usr/bin/chromium, npm and sqlite3 (make deps)"
 	exit 0
 fi
-echo "1..4"
+echo "1..5"
 "$B/tests/helpers/sl-demo-db" synth "$tmp/db" --runs 2 --duration 10 >"$tmp/demo.log" 2>&1 &&
 	"$B/schedlens" diff --db "$tmp/db" --baseline 3.5.0-demo --candidate 3.6.0-demo >"$tmp/diff.log" 2>&1
 rc=$?
@@ -30,24 +30,16 @@ if [ "$rc" -le 1 ] && grep -q '^run 4 ' "$tmp/demo.log"; then echo "ok 1 - datab
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 url=http://127.0.0.1:$port
-server=stand-in
-if [ -x "$B/schedlensd" ]; then
-	"$B/schedlensd" --db "$tmp/db" --listen "127.0.0.1:$port" >"$tmp/server.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 50); do curl -sf "$url/api/v1/runs" >/dev/null 2>&1 && break; sleep 0.2; done
-	if curl -sf "$url/api/v1/runs/1/cpus" >/dev/null 2>&1 && curl -sf "$url/" | grep -q schedlens; then
-		server=schedlensd
-	else
-		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
-	fi
+runs0=$(sqlite3 "$tmp/db" 'select count(*) from runs')
+"$B/schedlensd" --db "$tmp/db" --listen "127.0.0.1:$port" --no-record >"$tmp/server.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do curl -sf "$url/api/v1/status" >/dev/null 2>&1 && break; sleep 0.2; done
+state=$(curl -sf "$url/api/v1/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+if [ "$state" = serving ] && curl -sf "$url/" | grep -q schedlens; then
+	echo "ok 2 - schedlensd --no-record serves $url (state $state)"
+else
+	echo "not ok 2 - schedlensd --no-record ($state)"; sed 's/^/# /' "$tmp/server.log"; exit 1
 fi
-if [ "$server" = stand-in ]; then
-	"$B/tests/helpers/sl-api-serve" "$tmp/db" "$S/web" "127.0.0.1:$port" >"$tmp/server.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 50); do curl -sf "$url/api/v1/runs" >/dev/null 2>&1 && break; sleep 0.2; done
-fi
-if curl -sf "$url/api/v1/runs" >/dev/null; then echo "ok 2 - $server serves $url"; else
-	echo "not ok 2 - server"; sed 's/^/# /' "$tmp/server.log"; exit 1; fi
 
 cd "$S/tests/browser" || exit 1
 if npm ci --no-audit --no-fund >"$tmp/npm.log" 2>&1; then echo "ok 3 - npm ci (playwright-core)"; else
@@ -58,3 +50,7 @@ rc=$?
 sed 's/^/# /' "$tmp/browser.log" | grep -v '^# *$' | grep -E '^# (ok|not ok|# )|error|screenshot|actual|expected' | head -60
 if [ $rc -eq 0 ]; then echo "ok 4 - browser test ($(grep -c '^ok' "$tmp/browser.log") checks), screenshots in $art"; else
 	echo "not ok 4 - browser test"; exit 1; fi
+runs1=$(sqlite3 "$tmp/db" 'select count(*) from runs')
+if [ "$runs1" = "$runs0" ] && ! grep -q 'recording into' "$tmp/server.log"; then
+	echo "ok 5 - nothing recorded: still $runs1 runs"; else
+	echo "not ok 5 - the database changed: $runs0 -> $runs1 runs"; exit 1; fi
