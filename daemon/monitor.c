@@ -151,7 +151,9 @@ static int open_session(struct monitor *m)
 			.start_ns = sl_recorder_now_ns(m->rec),
 		},
 		.windows_only = strcmp(c->event_rows, "all") != 0,
-		.keep_preemptions = !strcmp(c->event_rows, "preemptions"),
+		.keep_preemptions = !strcmp(c->event_rows, "preemptions") ||
+				    !strcmp(c->event_rows, "notable"),
+		.notable_preemptions_only = !strcmp(c->event_rows, "notable"),
 		.retention = {
 			.event_keep_ns = c->event_keep_ns,
 			.window_keep_ns = c->window_keep_ns,
@@ -303,6 +305,7 @@ static void *compare_main(void *arg)
 	struct sl_store *store = NULL;
 	int err;
 
+	pthread_setname_np(pthread_self(), "sl-compare");
 	sl_compare_opts_default(&o);
 	o.baseline_kernel = job->base;
 	o.candidate_kernel = job->cand;

@@ -60,8 +60,9 @@ const struct sl_cfg_opt sd_options[] = {
 	    "compare a new kernel with the previous run's kernel (same label and topology)"),
 	OPT("compare-after", SL_CFG_UINT, compare_after, "300", 2, 1000000, SL_CFG_RELOAD,
 	    "windows of the new kernel to record before the automatic comparison"),
-	ENUM("event-rows", event_rows, "preemptions", "all|preemptions|none", 0,
-	     "per-event rows to store besides windows: all|preemptions|none"),
+	ENUM("event-rows", event_rows, "notable", "all|preemptions|notable|none", 0,
+	     "per-event rows besides windows: all|preemptions|notable (preemptions with "
+	     "same-group preemptor, hub victim, waiters or LHP cost)|none"),
 	OPT("event-keep", SL_CFG_DURATION, event_keep_ns, "24h", 0, 0, SL_CFG_RELOAD,
 	    "keep per-event rows this long (from the next segment)"),
 	OPT("window-keep", SL_CFG_DURATION, window_keep_ns, "400d", 0, 0, SL_CFG_RELOAD,

@@ -266,7 +266,11 @@ int sl_config_load_file(const struct sl_cfg_opt *tab, void *obj, const char *pat
 		}
 		err = set_opt(o, obj, value);
 		if (err) {
-			sl_error(err, "%s:%d: %s", path, lineno, sl_errmsg(err));
+			/* sl_errmsg() is the buffer sl_error() writes: copy it first */
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "%s", sl_errmsg(err));
+			sl_error(err, "%s:%d: %s", path, lineno, msg);
 			break;
 		}
 	}

@@ -359,6 +359,7 @@ static void *reader_main(void *arg)
 	struct sl_recorder *rec = rd->rec;
 	struct epoll_event evs[64];
 
+	pthread_setname_np(pthread_self(), "sl-reader");
 	while (!atomic_load(&rec->stopping)) {
 		int total = 0;
 

@@ -21,7 +21,7 @@ struct sl_session {
 	bool wait_for_writer;
 	uint64_t fed;
 	int64_t run_id;
-	bool windows_only, keep_preemptions;
+	bool windows_only, keep_preemptions, notable_only;
 	void (*on_window)(void *ctx, const struct sl_window_rec *rec);
 	void *on_window_ctx;
 	int nr_groups;
@@ -76,8 +76,12 @@ static void sink_preempt(void *ctx, const struct sl_preempt_rec *r)
 {
 	struct sl_session *s = ctx;
 
-	if (s->writer && (!s->windows_only || s->keep_preemptions))
-		sl_writer_push_preempt(s->writer, r);
+	if (!s->writer || (s->windows_only && !s->keep_preemptions))
+		return;
+	if (s->windows_only && s->notable_only && !r->same_group && !r->hub && !r->waiters &&
+	    !r->delayed_wakeups && !r->lhp_cost_ns)
+		return;
+	sl_writer_push_preempt(s->writer, r);
 }
 
 static void sink_task(void *ctx, const struct sl_task_rec *r)
@@ -158,6 +162,7 @@ int sl_session_open(const struct sl_session_opts *o, struct sl_session **ret_ses
 	s->run_id = -1;
 	s->windows_only = o->windows_only;
 	s->keep_preemptions = o->keep_preemptions;
+	s->notable_only = o->notable_preemptions_only;
 	s->on_window = o->on_window;
 	s->on_window_ctx = o->on_window_ctx;
 	if (o->db_path) {

@@ -28,6 +28,12 @@ struct sl_session_opts {
 	bool wait_for_writer; /* imports: wait for the writer rather than drop rows */
 	struct sl_retention retention; /* all zero: sl_retention_default() */
 	bool keep_preemptions; /* with windows_only: still store preemption rows (few) */
+	/*
+	 * With keep_preemptions: only the preemptions an LHP drill-down needs (a same-group
+	 * preemptor, a hub victim, waiters, delayed wakeups or an LHP cost); the others, most
+	 * of them, are counted in the windows only. Saves the daemon most of its writer CPU.
+	 */
+	bool notable_preemptions_only;
 	/* Called with every window record as the engine emits it (the daemon's counters). */
 	void (*on_window)(void *ctx, const struct sl_window_rec *rec);
 	void *on_window_ctx;

@@ -598,6 +598,7 @@ static void *writer_main(void *arg)
 	uint64_t txn_written[SL_ROW_TYPES];
 	bool in_txn = false;
 
+	pthread_setname_np(pthread_self(), "sl-writer");
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		size_t n = 0, remaining;
