@@ -22,11 +22,14 @@ static const char usage_text[] =
 	"schedlens import FILE [-l LABEL] [--kernel RELEASE] [--host NAME]\n"
 	"                        [--topology FILE | --sysfs DIR] [-o DB] [--format dat|text] "
 	"[--json]\n"
+	"                        [--windows-only]\n"
 	"  FILE             a trace.dat (trace-cmd record) or ftrace text (tracefs 'trace',\n"
 	"                   trace-cmd report); told apart by content\n"
 	"  --topology FILE  the traced host's topology ('schedlens topology --save' there)\n"
 	"  --sysfs DIR      ... or a copy of its /sys (DIR/sys/devices/system/cpu)\n"
-	"  --kernel R       the traced kernel's release (trace.dat files carry it)";
+	"  --kernel R       the traced kernel's release (trace.dat files carry it)\n"
+	"  --windows-only   store the per-window aggregates only (what the daemon keeps long\n"
+	"                   term): no per-event rows, so no exact export";
 
 static void show_progress(void *ctx, const struct sl_import_progress *p)
 {
@@ -125,6 +128,7 @@ int cmd_import(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "windows-only", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -165,6 +169,9 @@ int cmd_import(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'W':
+			o.windows_only = true;
 			break;
 		case 'h':
 			printf("usage: %s\n", usage_text);

@@ -84,17 +84,19 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static const char *find(const char *s, const char *end, const char *needle)
+/* Needles are string literals: inlined, their strlen is a constant. */
+static inline __attribute__((always_inline)) const char *find(const char *s, const char *end,
+							      const char *needle)
 {
 	size_t n = strlen(needle);
 
-	for (; s + n <= end; s++)
-		if (*s == needle[0] && !memcmp(s, needle, n))
-			return s;
-	return NULL;
+	if (end - s < (ptrdiff_t)n)
+		return NULL;
+	return memmem(s, end - s, needle, n);
 }
 
-static const char *rfind(const char *s, const char *end, const char *needle)
+static inline __attribute__((always_inline)) const char *rfind(const char *s, const char *end,
+							       const char *needle)
 {
 	size_t n = strlen(needle);
 
@@ -106,7 +108,8 @@ static const char *rfind(const char *s, const char *end, const char *needle)
 	return NULL;
 }
 
-static bool starts(const char *s, const char *end, const char *prefix)
+static inline __attribute__((always_inline)) bool starts(const char *s, const char *end,
+							 const char *prefix)
 {
 	size_t n = strlen(prefix);
 
@@ -432,8 +435,9 @@ static int parse_context(struct line *l, struct sl_event *ev, const char **ret_b
 	for (const char *b = s; b < limit && !cpu_end; b++) {
 		const char *d, *j;
 
-		if (*b != '[')
-			continue;
+		b = memchr(b, '[', limit - b);
+		if (!b)
+			break;
 		for (d = b + 1; d < e && is_digit(*d); d++)
 			;
 		if (d == b + 1 || d >= e || *d != ']')
@@ -530,7 +534,8 @@ static int parse_context(struct line *l, struct sl_event *ev, const char **ret_b
 	return 1;
 }
 
-static bool name_is(const char *s, const char *e, const char *name)
+static inline __attribute__((always_inline)) bool name_is(const char *s, const char *e,
+							  const char *name)
 {
 	return (size_t)(e - s) == strlen(name) && !memcmp(s, name, e - s);
 }

@@ -443,6 +443,7 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 	so.engine.tgid_ctx = &m;
 	/* a file can be read again: wait for the writer rather than drop its rows */
 	so.wait_for_writer = true;
+	so.windows_only = o->windows_only;
 	err = sl_session_open(&so, &m.session);
 	if (err < 0)
 		goto out;

@@ -45,6 +45,7 @@ struct sl_import_opts {
 	const struct sl_topo *topo; /* the traced host's; NULL: classes unavailable */
 	const struct sl_engine_config *engine; /* NULL: defaults */
 	const struct sl_sched_handler *handler; /* an extra analysis, may be NULL */
+	bool windows_only; /* store windows (and tasks) only: no per-event rows, no facts */
 	void (*progress)(void *ctx, const struct sl_import_progress *p); /* ~5 times a second */
 	void *progress_ctx;
 };
