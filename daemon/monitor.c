@@ -6,10 +6,11 @@
  *  - a duty cycle: record `duty-on` out of every `duty-period`, the tracefs instance
  *    removed while paused, and the pause marked in the stream as a gap per CPU;
  *  - running totals on the run row every `totals-every`, so a crash keeps a useful row;
- *  - the automatic comparison: when the first run's kernel differs from the previous run
- *    of the same label and topology, compare the kernels after `compare-after` windows, in
- *    a thread of its own (the bootstrap must not stall the reader), store the findings and
- *    log each regression in one line.
+ *  - the automatic comparison: when the database holds an earlier kernel of the same label
+ *    and topology and no comparison of it with this kernel (checked at every new run, so a
+ *    crash before comparing is made good after the restart), compare the kernels after
+ *    `compare-after` windows, in a thread of its own (the bootstrap must not stall the
+ *    reader), store the findings and log each regression in one line.
  * Signals only set flags (schedlensd.c); this loop acts on them between polls.
  */
 #include <errno.h>
@@ -337,28 +338,33 @@ static void *compare_main(void *arg)
 	return NULL;
 }
 
-/* Was the previous run of this label and topology on another kernel? */
+/*
+ * Is a comparison of this kernel with the previous one (same label and topology) still
+ * owed? Decided from the stored runs and comparisons at every new run, so a crash or a
+ * failed comparison is made good by the next segment or the next start on this kernel.
+ */
 static void check_kernel_change(struct monitor *m)
 {
 	char prev[128];
-	bool found;
+	bool owed;
 	int err;
 
-	if (!m->d->cfg.auto_compare)
+	if (!m->d->cfg.auto_compare || m->compare_pending || m->compare_running)
 		return;
-	err = sl_api_previous_kernel(sl_session_store(m->session), sl_session_run_id(m->session),
-				     prev, sizeof(prev), &found);
+	err = sl_compare_owed(sl_session_store(m->session), sl_session_run_id(m->session), prev,
+			      sizeof(prev), &owed);
 	if (err < 0) {
-		sd_log(SD_WARNING, "cannot look up the previous run: %s", sl_errmsg(err));
+		sd_log(SD_WARNING, "cannot look up the previous kernel: %s", sl_errmsg(err));
 		return;
 	}
-	if (!found || !strcmp(prev, m->hi->kernel_release))
+	if (!owed)
 		return;
 	snprintf(m->prev_kernel, sizeof(m->prev_kernel), "%s", prev);
 	m->compare_pending = true;
 	m->windows_all = 0;
 	sd_log(SD_INFO,
-	       "new kernel %s (previous run of label '%s': %s); comparing after %llu windows",
+	       "new kernel %s (previous kernel of label '%s': %s, not compared yet); comparing "
+	       "after %llu windows",
 	       m->hi->kernel_release, m->label, prev, (unsigned long long)m->d->cfg.compare_after);
 }
 
@@ -411,7 +417,9 @@ static void rotate(struct monitor *m)
 	if (open_session(m) < 0) {
 		sd_log(SD_ERR, "cannot begin the next run: %s", sl_errmsg(-SL_EDB));
 		sd_stop_requested = 1;
+		return;
 	}
+	check_kernel_change(m);
 }
 
 int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl_http **ret_http)

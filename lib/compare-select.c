@@ -63,8 +63,9 @@ static int run_by_id(sqlite3 *db, int64_t id, struct run_info *r)
 	if (rc == SQLITE_ROW)
 		row_info(st, r);
 	sqlite3_finalize(st);
+	/* -ENOENT, not a usage error: the daemon answers an unknown id with 404 */
 	if (rc != SQLITE_ROW)
-		return sl_error(-SL_EUSAGE, "no run %" PRId64 " in the database", id);
+		return sl_error(-ENOENT, "no run %" PRId64 " in the database", id);
 	return 0;
 }
 

@@ -221,6 +221,60 @@ static int rows_json(sqlite3 *db, sqlite3_stmt *st, json_t *arr)
 	return rc == SQLITE_DONE ? 0 : db_err(db, "read comparisons");
 }
 
+int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size, bool *ret_owed)
+{
+	/* one side of a comparison holds a run of kernel ?k, with label ?2 and topology ?3 */
+#define SIDE_HAS(side, k)                                                                      \
+	"EXISTS (SELECT 1 FROM comparison_runs x JOIN runs xr ON xr.id = x.run_id "            \
+	"JOIN hosts xh ON xh.id = xr.host_id WHERE x.comparison_id = k.id AND x.side = '" side \
+	"' AND xr.kernel_release = " k " AND xr.workload = ?2 AND xh.topo_hash = ?3)"
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st = NULL;
+	char cand[128], label[256], topo[64];
+	int rc;
+
+	*ret_owed = false;
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT p.kernel_release, c.kernel_release, c.workload, hc.topo_hash "
+		    "FROM runs c JOIN hosts hc ON hc.id = c.host_id, runs p "
+		    "JOIN hosts hp ON hp.id = p.host_id WHERE c.id = ?1 AND p.id < c.id "
+		    "AND p.kernel_release <> c.kernel_release AND p.workload = c.workload "
+		    "AND hp.topo_hash = hc.topo_hash ORDER BY p.id DESC LIMIT 1",
+		    -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, "read runs");
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(cand, sizeof(cand), "%s", (const char *)sqlite3_column_text(st, 1));
+		snprintf(label, sizeof(label), "%s", (const char *)sqlite3_column_text(st, 2));
+		snprintf(topo, sizeof(topo), "%s", (const char *)sqlite3_column_text(st, 3));
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0; /* no earlier kernel: nothing to compare with */
+	if (rc != SQLITE_ROW)
+		return db_err(db, "read runs");
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM comparisons k WHERE " SIDE_HAS(
+				       "baseline", "?1") " AND " SIDE_HAS("candidate",
+									  "?4") " LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, "read comparisons");
+	sqlite3_bind_text(st, 1, buf, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, cand, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(db, "read comparisons");
+	*ret_owed = rc == SQLITE_DONE;
+	return 0;
+#undef SIDE_HAS
+}
+
 int sl_compare_list(struct sl_store *store, int limit, json_t **ret)
 {
 	sqlite3 *db = sl_store_db(store);

@@ -122,4 +122,15 @@ int sl_compare_list(struct sl_store *store, int limit, json_t **ret);
  */
 int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret);
 
+/*
+ * For an automatic comparison (the daemon): is a comparison of run_id's kernel still owed?
+ * The baseline is the kernel of the newest earlier run on another kernel with run_id's
+ * label and topology hash; the comparison is owed while no stored comparison has a run of
+ * that kernel on its baseline side and a run of run_id's kernel (same label and topology)
+ * on its candidate side. Deciding from the database, not from what one process saw, a
+ * crash before comparing is made good by the next start on the same kernel. Sets *ret_owed
+ * and, when owed, the baseline kernel in buf. 0 or -SL_EDB with a message.
+ */
+int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size, bool *ret_owed);
+
 #endif

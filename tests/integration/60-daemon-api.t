@@ -197,7 +197,8 @@ bad 400 "$base/api/v1/compare?baseline=1"
 bad 400 "$base/api/v1/compare?baseline=1,&candidate=2"
 bad 400 "$base/api/v1/compare?baseline=1&candidate=6.1.0"
 bad 400 "$base/api/v1/compare?baseline='or'1'='1&candidate=2"
-bad 400 "$base/api/v1/compare?baseline=999998&candidate=999999"
+bad 404 "$base/api/v1/compare?baseline=999998&candidate=999999"
+bad 404 "$base/api/v1/compare?baseline=$run&candidate=999999"
 bad 400 "$base/api/v1/findings?all=yes"
 bad 405 "$base/api/v1/status" -X POST -d x=1
 bad 405 "$base/api/v1/runs" -X DELETE

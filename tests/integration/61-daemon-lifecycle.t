@@ -128,5 +128,37 @@ kill -TERM "$dpid"; wait "$dpid"; rc=$?; pid=$dpid; dpid=
 ok "SIGTERM during a duty cycle: exit 0, no instance" '[ $rc -eq 0 ] && [ ! -e "$T/instances/schedlens.$pid" ]'
 row=$(sqlite3 "$db" "select has_gaps from runs order by id desc limit 1")
 ok "the duty-cycled run is marked as having gaps" '[ "$row" = 1 ]'
+
+# automatic comparison: owed until stored, so a crash before comparing is made good on restart
+db="$tmp/ac.db"
+start --label ac
+sleep 3
+kill -TERM "$dpid"; wait "$dpid"; dpid=
+sqlite3 "$db" "UPDATE runs SET kernel_release = '5.99.0-old'"
+: >"$tmp/d.err"
+start --label ac --compare-after 1000
+sleep 2
+ok "a new kernel is noticed against the stored one" 'grep -q "new kernel .*5.99.0-old" "$tmp/d.err"'
+kill -9 "$dpid"; wait "$dpid" 2>/dev/null; rmdir "$T/instances/schedlens.$dpid" 2>/dev/null; dpid=
+ok "killed before comparing: no comparison stored" \
+	'[ "$(sqlite3 "$db" "select count(*) from comparisons")" = 0 ]'
+: >"$tmp/d.err"
+start --label ac --compare-after 3
+ok "the restart on the same kernel still owes the comparison" \
+	'grep -q "new kernel .*5.99.0-old.*not compared yet" "$tmp/d.err"'
+for _ in $(seq 60); do
+	[ "$(sqlite3 "$db" "select count(*) from comparisons" 2>/dev/null)" = 1 ] && break
+	sleep 0.5
+done
+ok "and makes it after --compare-after windows" \
+	'[ "$(sqlite3 "$db" "select count(*) from comparisons")" = 1 ]' || sed 's/^/# /' "$tmp/d.err"
+ok "the comparison is logged" 'grep -q "comparison [0-9]*, kernel 5.99.0-old -> " "$tmp/d.err"'
+kill -TERM "$dpid"; wait "$dpid"; dpid=
+: >"$tmp/d.err"
+start --label ac --compare-after 3
+sleep 5
+ok "once stored, a restart does not compare again" \
+	'! grep -q "new kernel" "$tmp/d.err" && [ "$(sqlite3 "$db" "select count(*) from comparisons")" = 1 ]'
+kill -TERM "$dpid"; wait "$dpid"; dpid=
 echo "1..$n"
 exit $fail
