@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the Prometheus exposition (lib/metrics-prom.h): label escaping, the shape
+ * promtool checks (one HELP and one TYPE line before each family's samples, counters named
+ * *_total, every sample of a declared family, well-formed label sets), bounded cardinality
+ * (at most SL_PROM_MAX_GROUPS groups per kernel, the rest in group="other", at most
+ * SL_PROM_MAX_KERNELS kernels) and, when promtool is installed, `promtool check metrics`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics-prom.h"
+#include "tap.h"
+
+static void window(struct sl_prom *p, const char *kernel, const char *grp, uint64_t wakeups)
+{
+	struct sl_window_rec w = { .dur_ns = 1000000000, .events = 10, .wakeups = wakeups };
+
+	snprintf(w.grp, sizeof(w.grp), "%s", grp);
+	sl_prom_add_window(p, kernel, &w);
+}
+
+/* Number of distinct values of label key in the text's sample lines of metric name. */
+static int distinct_label_values(const char *text, const char *name, const char *key)
+{
+	char seen[256][128], pat[160];
+	int n = 0;
+	const char *line = text;
+
+	snprintf(pat, sizeof(pat), "%s=\"", key);
+	for (; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *v, *e;
+		char val[128];
+		int i;
+
+		if (strncmp(line, name, strlen(name)) || line[strlen(name)] != '{')
+			continue;
+		if (!(v = strstr(line, pat)) || (strchr(line, '\n') && v > strchr(line, '\n')))
+			continue;
+		v += strlen(pat);
+		e = strchr(v, '"');
+		snprintf(val, sizeof(val), "%.*s", (int)(e - v), v);
+		for (i = 0; i < n && strcmp(seen[i], val); i++)
+			;
+		if (i == n && n < 256)
+			snprintf(seen[n++], sizeof(seen[0]), "%s", val);
+	}
+	return n;
+}
+
+/* HELP/TYPE before samples, once per family; counters end in _total; sane sample lines. */
+static void check_format(const char *text, const char *what)
+{
+	char fam[64][128] = { { 0 } }, cur[128] = "", type[32];
+	int nr = 0, bad_order = 0, dup = 0, bad_counter = 0, bad_sample = 0, orphan = 0;
+	const char *line = text;
+
+	for (; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char name[128];
+		int len = strchr(line, '\n') ? (int)(strchr(line, '\n') - line) : (int)strlen(line);
+
+		if (!strncmp(line, "# HELP ", 7)) {
+			sscanf(line + 7, "%127s", name);
+			for (int i = 0; i < nr; i++)
+				dup += !strcmp(fam[i], name);
+			if (nr < 64)
+				snprintf(fam[nr++], sizeof(fam[0]), "%s", name);
+			snprintf(cur, sizeof(cur), "%s", name);
+			/* the TYPE line must follow */
+			line = strchr(line, '\n') + 1;
+			if (sscanf(line, "# TYPE %127s %31s", name, type) != 2 || strcmp(name, cur))
+				bad_order++;
+			else if (!strcmp(type, "counter") &&
+				 (strlen(cur) < 6 || strcmp(cur + strlen(cur) - 6, "_total")))
+				bad_counter++;
+			continue;
+		}
+		if (line[0] == '#') {
+			bad_order++; /* a TYPE without its HELP, or a stray comment */
+			continue;
+		}
+		sscanf(line, "%127[^{ ]", name);
+		if (strcmp(name, cur))
+			orphan++;
+		/* name, optional {k="v",...}, one blank, a value */
+		{
+			const char *sp = memchr(line, '}', len) ? memchr(line, '}', len) : line;
+			const char *val = memchr(sp, ' ', len - (sp - line));
+
+			if (!val || val[1] == ' ' || val[1] == '\n' ||
+			    (memchr(line, '{', len) && !memchr(line, '}', len)))
+				bad_sample++;
+		}
+	}
+	is_int(bad_order, 0, "%s: every HELP is followed by its TYPE, no stray comments", what);
+	is_int(dup, 0, "%s: each family declared once", what);
+	is_int(bad_counter, 0, "%s: counters end in _total", what);
+	is_int(orphan, 0, "%s: every sample follows its own family's HELP/TYPE", what);
+	is_int(bad_sample, 0, "%s: sample lines are name{labels} value", what);
+	ok(nr >= 5, "%s: %d families", what, nr);
+}
+
+static void promtool(const char *text, const char *what)
+{
+	char path[512], cmd[1100];
+	FILE *f;
+	int r;
+
+	if (system("command -v promtool >/dev/null 2>&1") != 0) {
+		skip("promtool not installed");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s.prom", tap_tmpdir(), what);
+	if (!(f = fopen(path, "w")))
+		return;
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics <'%s' >'%s.out' 2>&1", path, path);
+	r = system(cmd);
+	if (!ok(r == 0, "%s: promtool check metrics passes", what)) {
+		snprintf(cmd, sizeof(cmd), "sed 's/^/# /' '%s.out'", path);
+		if (system(cmd) != 0)
+			diag("cannot show promtool's output");
+	}
+}
+
+int main(void)
+{
+	struct sl_prom *p = sl_prom_new("host\"with\\odd\nname");
+	struct sl_prom_process pp = { .events = 1000, .runs_started = 1, .recording = 1 };
+	char buf[64], name[64];
+	size_t len = 0;
+	char *text;
+
+	sl_prom_escape(buf, sizeof(buf), "a\\b\"c\nd");
+	is_str(buf, "a\\\\b\\\"c\\nd", "escape: backslash, quote, newline");
+	sl_prom_escape(buf, 6, "\"\"\"\"\"\"");
+	ok(strlen(buf) < 6 && strlen(buf) % 2 == 0, "escape: truncation never splits an escape");
+	sl_prom_escape(buf, sizeof(buf), "");
+	is_str(buf, "", "escape: empty");
+
+	ok(p, "new");
+	text = sl_prom_render(p, NULL, &len);
+	ok(text && len == strlen(text), "an empty exposition renders");
+	check_format(text ? text : "", "empty");
+	free(text);
+
+	window(p, "6.1.0", SL_GROUP_ALL, 100);
+	window(p, "6.1.0", "post\"gres\\x", 50);
+	for (int i = 0; i < 2 * SL_PROM_MAX_GROUPS; i++) {
+		snprintf(name, sizeof(name), "grp%02d", i);
+		window(p, "6.1.0", name, 1);
+		window(p, "6.1.0", name, 1); /* a second window of a known group */
+	}
+	for (int k = 0; k < SL_PROM_MAX_KERNELS + 2; k++) {
+		snprintf(name, sizeof(name), "6.%d.0-k", k + 2);
+		window(p, name, SL_GROUP_ALL, 7);
+	}
+	sl_prom_set_process(p, "6.1.0", &pp);
+	text = sl_prom_render(p, NULL, &len);
+	ok(text, "render");
+	if (!text)
+		return done_testing();
+	check_format(text, "loaded");
+	ok(strstr(text, "group=\"post\\\"gres\\\\x\""), "group label escaped");
+	ok(strstr(text, "host=\"host\\\"with\\\\odd\\nname\""), "host label escaped");
+	ok(!strstr(text, "odd\nname"), "no raw newline inside a label");
+	ok(strstr(text, "group=\"other\""), "groups past the budget are summed as 'other'");
+	{
+		int groups, kernels;
+
+		groups = distinct_label_values(text, "schedlens_wakeups_total", "group");
+		kernels = distinct_label_values(text, "schedlens_wakeups_total", "kernel");
+		ok(groups > 0 && groups <= SL_PROM_MAX_GROUPS + 2,
+		   "wakeups: %d group values (at most %d + '*' + 'other')", groups,
+		   SL_PROM_MAX_GROUPS);
+		ok(kernels > 0 && kernels <= SL_PROM_MAX_KERNELS,
+		   "wakeups: %d kernels (at most %d)", kernels, SL_PROM_MAX_KERNELS);
+		if (!groups)
+			diag("no schedlens_wakeups_total{...} samples: metric renamed?");
+	}
+	promtool(text, "loaded");
+	free(text);
+	sl_prom_free(p);
+	sl_prom_free(NULL);
+	return done_testing();
+}
