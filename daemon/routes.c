@@ -282,7 +282,9 @@ static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct
 		      int64_t id, const char *sub)
 {
 	static const char *const none[] = { NULL };
-	static const char *const wargs[] = { "from", "to", "group", "metric", "limit", NULL };
+	static const char *const wargs[] = {
+		"from", "to", "group", "metric", "limit", "step", NULL
+	};
 	static const char *const pargs[] = { "limit", NULL };
 	static const char *const cargs[] = { "from", "to", NULL };
 	static const char *const gargs[] = { "group", NULL };
@@ -302,7 +304,8 @@ static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct
 		if (!only_args(req, resp, wargs) ||
 		    !arg_u64(req, resp, "from", 0, INT64_MAX, &q.from_ns) ||
 		    !arg_u64(req, resp, "to", 1, INT64_MAX, &q.to_ns) ||
-		    !arg_u64(req, resp, "limit", 1, 100000, &limit))
+		    !arg_u64(req, resp, "limit", 1, 100000, &limit) ||
+		    !arg_u64(req, resp, "step", 1, INT64_MAX, &q.step_ns))
 			return;
 		if (q.group && !valid_group(q.group)) {
 			sl_http_error(resp, 400, "'group' must be 1..%d printable characters",

@@ -207,7 +207,7 @@ int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_w
 	sqlite3 *db = sl_store_db(store);
 	const char *grp = q->group ? q->group : "*", *col = NULL;
 	int limit = q->limit ? q->limit : 1000;
-	char sql[512];
+	char sql[4096];
 	sqlite3_stmt *st;
 	json_t *arr, *o;
 	int err;
@@ -220,13 +220,38 @@ int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_w
 		return sl_error(-SL_EUSAGE, "'to' must be greater than 'from'");
 	if ((err = run_exists(db, run_id)))
 		return err;
-	/* col is one of the constant names above, never client text */
-	snprintf(sql, sizeof(sql),
-		 "SELECT %s%s FROM windows WHERE run_id = ?1 AND grp = ?2 AND start_ns >= ?3 "
-		 "AND start_ns < ?4 ORDER BY start_ns LIMIT ?5",
-		 col ? "start_ns, dur_ns, " : "*", col ? col : "");
+	/* col and the metric names are the constant names above, never client text */
+	if (q->step_ns) {
+		size_t n = (size_t)snprintf(sql, sizeof(sql),
+					    "SELECT %sMIN(start_ns) AS start_ns, "
+					    "SUM(dur_ns) AS dur_ns, COUNT(*) AS windows",
+					    col ? "" : "run_id, grp, ");
+
+		for (int i = 0; sl_api_window_metrics[i] && n < sizeof(sql); i++) {
+			const char *m = sl_api_window_metrics[i];
+
+			if (col && m != col)
+				continue;
+			n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", %s(%s) AS %s",
+					      strncmp(m, "lat_p", 5) ? "SUM" : "MAX", m, m);
+		}
+		if (n < sizeof(sql))
+			snprintf(sql + n, sizeof(sql) - n,
+				 " FROM windows WHERE run_id = ?1 AND grp = ?2 AND start_ns >= ?3 "
+				 "AND start_ns < ?4 GROUP BY windows.start_ns / ?6 "
+				 "ORDER BY MIN(windows.start_ns) LIMIT ?5");
+	} else {
+		snprintf(
+			sql, sizeof(sql),
+			"SELECT %s%s FROM windows WHERE run_id = ?1 AND grp = ?2 AND start_ns >= ?3 "
+			"AND start_ns < ?4 ORDER BY start_ns LIMIT ?5",
+			col ? "start_ns, dur_ns, " : "*", col ? col : "");
+	}
 	if ((err = prepare(db, sql, &st)))
 		return err;
+	if (q->step_ns)
+		sqlite3_bind_int64(st, 6,
+				   (int64_t)(q->step_ns > INT64_MAX ? INT64_MAX : q->step_ns));
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, grp, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, (int64_t)(q->from_ns > INT64_MAX ? INT64_MAX : q->from_ns));
@@ -239,8 +264,9 @@ int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_w
 		json_decref(arr);
 		return err;
 	}
-	o = json_pack("{s:I, s:s, s:s?, s:b}", "run_id", (json_int_t)run_id, "group", grp, "metric",
-		      col, "truncated", json_array_size(arr) > (size_t)limit);
+	o = json_pack("{s:I, s:s, s:s?, s:I, s:b}", "run_id", (json_int_t)run_id, "group", grp,
+		      "metric", col, "step_ns", (json_int_t)q->step_ns, "truncated",
+		      json_array_size(arr) > (size_t)limit);
 	if (json_array_size(arr) > (size_t)limit)
 		json_array_remove(arr, limit);
 	if (!o || json_object_set_new(o, "windows", arr)) {

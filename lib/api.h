@@ -26,6 +26,12 @@ struct sl_api_window_query {
 	const char *group; /* NULL = "*" */
 	const char *metric; /* NULL = every column; else one of sl_api_window_metrics */
 	int limit; /* 1..100000; 0 = 1000 */
+	/*
+	 * 0: every window. Else windows summed into bins of step_ns by start_ns (a long run in a
+	 * few hundred points): counters summed, lat_p50_ns / lat_p99_ns the bin's largest,
+	 * start_ns the bin's first window's, dur_ns the covered time, windows the count.
+	 */
+	uint64_t step_ns;
 };
 
 /* The column names the windows query accepts as metric, NULL-terminated. */

@@ -178,14 +178,16 @@
       legend(series.map((se) => ({ name: se.name, colour: se.colour, dash: se.dash }))));
   };
 
-  // rows: [{label, value, text}] as horizontal bars (HTML: wraps and reads well)
+  // rows: [{label, value, text}] as horizontal bars, the figures under each bar (HTML:
+  // wraps within a narrow card instead of overflowing it)
   SL.barList = function barList(rows, colour, opts = {}) {
     if (!rows.length) return SL.empty(opts.empty || 'nothing to show');
     const max = Math.max(...rows.map((r) => r.value)) || 1;
     return SL.h('table', { class: 'barlist' }, SL.h('tbody', {}, rows.map((r) =>
       SL.h('tr', {}, SL.h('th', { scope: 'row' }, r.label),
-        SL.h('td', { class: 'bar-cell' }, SL.h('span', { class: 'bar', style: `width:${(100 * r.value) / max}%;background:${colour}` })),
-        SL.h('td', { class: 'num' }, r.text)))));
+        SL.h('td', { class: 'bar-cell' },
+          SL.h('span', { class: 'bar', style: `width:${Math.max((100 * r.value) / max, 0.5)}%;background:${colour}` }),
+          SL.h('div', { class: 'bar-text' }, r.text))))));
   };
 
   // Sequential colour-blind-safe scale (viridis stops), t in [0, 1]

@@ -99,6 +99,12 @@ window.SL.views = window.SL.views || {};
     }
     return body;
   };
+  // /api/v1/status once per page load: the header and the overview both show it
+  let statusOnce = null;
+  SL.status = function status(signal) {
+    if (!statusOnce) statusOnce = SL.api('status', {}, signal).catch((e) => { statusOnce = null; throw e; });
+    return statusOnce;
+  };
   SL.ApiError = class ApiError extends Error {
     constructor(url, status, msg) {
       super(msg);

@@ -147,7 +147,10 @@
       SL.section(timeBox, 'windows', async () => {
         const win = {};
         await Promise.all(SIDES.flatMap((s) => runs[s].map(async (r) => {
-          win[r.id] = (await SL.api(`runs/${r.id}/windows`, { group, limit: 20000 }, signal)).windows || [];
+          // a long run is summed into about MAX_POINTS bins by the daemon (step, in ns)
+          const secs = SL.runSeconds(r);
+          const step = secs > MAX_POINTS ? Math.ceil(secs / MAX_POINTS) * 1e9 : undefined;
+          win[r.id] = (await SL.api(`runs/${r.id}/windows`, { group, limit: 20000, step }, signal)).windows || [];
         })));
         const mk = (f) => SIDES.flatMap((s) => runs[s].map((r) => ({ name: `${s} #${r.id}`, colour: SL.SIDE_COLOURS[s], dash: s === 'candidate', points: series(win[r.id], f) })));
         const missed = mk((c) => SL.ratioPct(sum(c, 'missed_idle'), sum(c, 'state_idle') + sum(c, 'state_busy') + sum(c, 'state_claimed')));

@@ -49,7 +49,7 @@
     if (!list.length) return;
     const run = list.find((r) => String(r.id) === params.run);
     if (!run) { body.appendChild(SL.empty(`No run ${params.run}`)); return; }
-    const totals = h('div'), tops = h('div'), tl = h('div');
+    const totals = h('div'), tops = h('div', { class: 'stack' }), tl = h('div');
     body.append(SL.card('Totals per group', totals, 'wide'), tops, SL.card('Timeline of the largest LHP events', tl, 'wide'));
     const lhpP = SL.api(`runs/${run.id}/lhp`, { limit: 50 }, signal);
     await Promise.all([

@@ -27,7 +27,9 @@
     grid.appendChild(SL.card('Current run', runCard));
     main.appendChild(SL.card('Latest findings', findCard, 'wide'));
 
-    const status = SL.api('status', {}, signal);
+    // the first overview of a page load shares the header's request; later ones refresh
+    const status = SL.overviewShown ? SL.api('status', {}, signal) : SL.status();
+    SL.overviewShown = true;
     const topo = SL.api('topology', {}, signal);
     const runs = SL.api('runs', { limit: 20 }, signal);
     const finds = SL.api('findings', { limit: 5 }, signal);
@@ -108,7 +110,8 @@
         h('td', { class: 'num' }, f.rel_change === null || f.rel_change === undefined ? '–' :
           (f.rel_change > 0 ? '+' : '') + SL.num(100 * f.rel_change, 1) + '%'),
         h('td', { class: 'num' }, f.ci_low === null || f.ci_low === undefined ? '–' : `${SL.num(f.ci_low, 2)} … ${SL.num(f.ci_high, 2)}`),
-        h('td', { class: 'num' }, f.p_adjusted === null || f.p_adjusted === undefined ? '–' : SL.num(f.p_adjusted, 3)),
+        h('td', { class: 'num' }, f.p_adjusted === null || f.p_adjusted === undefined ? '–' :
+          f.p_adjusted < 0.001 ? '< 0.001' : SL.num(f.p_adjusted, 3)),
         h('td', { class: 'expl' }, f.explanation || '')))));
   };
 })(window.SL);

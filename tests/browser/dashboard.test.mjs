@@ -123,6 +123,9 @@ test('LHP view: victims, preemptors, timeline', async () => {
   await open('#/lhp?run=1', 'lhp');
   assert.ok(await page.locator('table.groups tbody tr').count() >= 2);
   assert.ok(await page.locator('table.barlist').count() >= 2, 'victims and preemptors ranked');
+  // the rankings stay inside their cards (they once ran over the card's edge)
+  const overflow = await page.$$eval('.card', (cs) => cs.filter((c) => c.querySelector('table.barlist') && c.scrollWidth > c.clientWidth + 1).length);
+  assert.equal(overflow, 0, 'ranking cards do not overflow');
   assert.ok(await page.locator('.lhp-event').count() >= 1, 'LHP events on the timeline');
 });
 

@@ -82,7 +82,8 @@ run=$(get "$base/api/v1/status" >/dev/null; jq1 'd["run_id"]')
 # every endpoint against its schema
 check() { # name schema url
 	local code sch=$2; code=$(get "$3")
-	ok "$1: 200 and valid against $2.json" '[ "$code" = 200 ] && valid "$sch"'
+	ok "$1: 200 and valid against $2.json" '[ "$code" = 200 ] && valid "$sch"' ||
+		echo "# HTTP $code: $(head -c 300 "$tmp/body")"
 }
 check status status "$base/api/v1/status"
 check runs runs "$base/api/v1/runs"
@@ -90,6 +91,9 @@ check "run $run" run "$base/api/v1/runs/$run"
 check windows windows "$base/api/v1/runs/$run/windows"
 check "windows of one metric" windows "$base/api/v1/runs/$run/windows?metric=missed_idle&group=*&from=0&limit=5"
 ok "windows?metric= returns that column only" '[ "$(jq1 "sorted(d[\"windows\"][0].keys())")" = "['"'dur_ns', 'missed_idle', 'start_ns'"']" ]'
+check "windows summed into 2 s bins" windows "$base/api/v1/runs/$run/windows?step=2000000000"
+ok "windows?step= rows count their windows" '[ "$(jq1 "all(1 <= w[\"windows\"] <= 3 for w in d[\"windows\"]) and d[\"step_ns\"] == 2000000000")" = True ]'
+check "one metric in 2 s bins" windows "$base/api/v1/runs/$run/windows?step=2000000000&metric=missed_idle"
 check placement placement "$base/api/v1/runs/$run/placement"
 check preemptions preemptions "$base/api/v1/runs/$run/preemptions?limit=5"
 check findings findings "$base/api/v1/findings"
@@ -180,6 +184,7 @@ bad 400 "$base/api/v1/runs/$run/windows?metric=lat_hist"
 bad 400 "$base/api/v1/runs/$run/windows?metric=wakeups;DROP%20TABLE%20runs"
 bad 400 "$base/api/v1/runs/$run/windows?from=10&to=5"
 bad 400 "$base/api/v1/runs/$run/windows?limit=0"
+bad 400 "$base/api/v1/runs/$run/windows?step=0"
 bad 400 "$base/api/v1/runs/$run/preemptions?limit=x"
 bad 400 "$base/api/v1/runs?limit=99999"
 bad 400 "$base/api/v1/runs/$run/cpus?from=10&to=5"
