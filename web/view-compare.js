@@ -25,7 +25,6 @@
     if (!spec) return '';
     return spec.slice(spec.indexOf(':') + 1);
   }
-  SL.apiSide = apiSide;
 
   // rows of one run -> [[elapsed_s, value]] binned to at most MAX_POINTS
   function series(rows, f) {
