@@ -102,6 +102,7 @@ static int synth_one(const char *db, const struct sl_topo *topo, enum synth_poli
 	int err;
 
 	o.db_path = db;
+	o.wait_for_writer = true; /* a simulation outruns the writer: wait, drop nothing */
 	o.topo = topo;
 	o.hostname = "db-demo-80";
 	o.machine_id = "5c4ed1e95ddemo";

@@ -47,6 +47,7 @@ int synth_to_db(const struct synth_config *cfg, const struct synth_db_opts *o, i
 	so.hostname = "synth";
 	so.machine_id = "synth";
 	so.windows_only = o->windows_only;
+	so.wait_for_writer = true; /* a simulation outruns the writer: wait, drop nothing */
 	so.meta.kernel_release = o->kernel_release ? o->kernel_release : kernel;
 	so.meta.workload = o->workload ? o->workload : "synth-pgbench";
 	so.meta.source = "synth";
