@@ -431,8 +431,10 @@ static inline void rd_comm(const uint8_t *d, int size, const struct sl_field *f,
 	}
 	if (len > SL_COMM_LEN - 1)
 		len = SL_COMM_LEN - 1;
+	/* NUL-padded, so that consumers can compare comms as 16 bytes (the engine does) */
+	len = strnlen((const char *)src, len);
 	memcpy(out, src, len);
-	out[len] = '\0';
+	memset(out + len, 0, SL_COMM_LEN - len);
 }
 
 int sl_sched_decode(const struct sl_sched_fields *sf, const void *data, int size,
