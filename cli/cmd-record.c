@@ -137,15 +137,6 @@ struct report {
 	int child_status;
 };
 
-static uint64_t dropped_rows(const struct sl_writer_stats *ws)
-{
-	uint64_t n = 0;
-
-	for (int t = 0; t < SL_ROW_TYPES; t++)
-		n += ws->dropped[t];
-	return n;
-}
-
 static void print_json(const struct report *r)
 {
 	json_t *o = json_object(), *ev = json_object(), *notes = json_array();
@@ -182,7 +173,8 @@ static void print_json(const struct report *r)
 	json_object_set_new(o, "wakeups_unseen_run",
 			    json_integer(r->res.engine.wakeups_unseen_run));
 	json_object_set_new(o, "out_of_order", json_integer(r->res.engine.out_of_order));
-	json_object_set_new(o, "dropped_rows", json_integer(dropped_rows(&r->res.writer)));
+	json_object_set_new(o, "dropped_rows",
+			    json_integer(sl_writer_stats_dropped(&r->res.writer)));
 	json_object_set_new(o, "pages", json_integer(r->st.pages));
 	json_object_set_new(o, "bytes", json_integer(r->st.bytes));
 	json_object_set_new(o, "first_ns", json_integer(r->st.first_ns));

@@ -220,11 +220,7 @@ static int close_session(struct monitor *m)
 		sd_log(SD_INFO, "run %lld ended: %llu events, %llu lost, %llu rows dropped",
 		       (long long)res.run_id, (unsigned long long)t.events,
 		       (unsigned long long)t.lost_events,
-		       (unsigned long long)(res.writer.dropped[SL_ROW_SLICE] +
-					    res.writer.dropped[SL_ROW_WAKEUP] +
-					    res.writer.dropped[SL_ROW_PREEMPT] +
-					    res.writer.dropped[SL_ROW_TASK] +
-					    res.writer.dropped[SL_ROW_WINDOW]));
+		       (unsigned long long)sl_writer_stats_dropped(&res.writer));
 	sl_session_result_free(&res);
 	return err;
 }

@@ -918,13 +918,21 @@ void sl_writer_get_stats(struct sl_writer *w, struct sl_writer_stats *stats)
 	pthread_mutex_unlock(&w->lock);
 }
 
-uint64_t sl_writer_dropped(struct sl_writer *w)
+uint64_t sl_writer_stats_dropped(const struct sl_writer_stats *stats)
 {
 	uint64_t n = 0;
 
-	pthread_mutex_lock(&w->lock);
 	for (int t = 0; t < SL_ROW_TYPES; t++)
-		n += w->stats.dropped[t];
+		n += stats->dropped[t];
+	return n;
+}
+
+uint64_t sl_writer_dropped(struct sl_writer *w)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = sl_writer_stats_dropped(&w->stats);
 	pthread_mutex_unlock(&w->lock);
 	return n;
 }

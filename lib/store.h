@@ -219,8 +219,9 @@ struct sl_writer_stats {
 };
 
 void sl_writer_get_stats(struct sl_writer *w, struct sl_writer_stats *stats);
-/* Total rows dropped because the queue was full. */
+/* Total rows dropped because the queue was full, of every row type. */
 uint64_t sl_writer_dropped(struct sl_writer *w);
+uint64_t sl_writer_stats_dropped(const struct sl_writer_stats *stats);
 
 /*
  * Commits what is queued, stops the thread, closes its connection and frees w (NULL is
