@@ -10,7 +10,8 @@
  * maximum of $SL_BENCH_REPS, 20), then the other views' calls on the long run for
  * reference. When node, Debian's chromium and tests/browser/node_modules are there, it also
  * loads the overview page in the browser (tests/browser/bench-overview.mjs) and prints the
- * time from navigation start to the view being ready. The operating system's file cache is
+ * time from navigation start to the view being ready (screenshot:
+ * $SL_BUILD/artefacts/dashboard/overview-bench.png). The operating system's file cache is
  * left alone (dropping it needs root and disturbs the host), so "cold" is SQLite-cold.
  */
 #include <arpa/inet.h>
@@ -288,10 +289,10 @@ int main(void)
 	    !system("command -v node >/dev/null")) {
 		printf("\noverview page in chromium (navigation start to view ready, ms)\n");
 		fflush(stdout);
-		snprintf(
-			cmd, sizeof(cmd),
-			"cd '%s/tests/browser' && SL_URL=http://127.0.0.1:%d node bench-overview.mjs",
-			src, port);
+		snprintf(cmd, sizeof(cmd),
+			 "cd '%s/tests/browser' && SL_URL=http://127.0.0.1:%d "
+			 "SL_ARTEFACTS='%s/artefacts/dashboard' node bench-overview.mjs",
+			 src, port, build);
 		if (system(cmd))
 			ret = 1;
 	} else {

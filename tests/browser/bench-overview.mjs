@@ -3,9 +3,11 @@
 // daemon at $SL_URL, for tests/bench/bench-dashboard.c: $SL_BENCH_LOADS (5) loads, each
 // from navigation start to the view being ready (main[data-ready=1], every panel filled),
 // the first with an empty browser cache. Prints one line per load and the median; exits 1
-// if a load shows an error panel.
-//   SL_URL=http://127.0.0.1:PORT node bench-overview.mjs
+// if a load shows an error panel. With $SL_ARTEFACTS, a screenshot of the last load goes
+// there as overview-bench.png.
+//   SL_URL=http://127.0.0.1:PORT [SL_ARTEFACTS=DIR] node bench-overview.mjs
 import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
 
 const URL = process.env.SL_URL || 'http://127.0.0.1:9347';
 const LOADS = Number(process.env.SL_BENCH_LOADS || 5);
@@ -35,6 +37,12 @@ for (let i = 0; i < LOADS; i++) {
   const n = r.nav;
   console.log(`  load ${i + 1}${i ? '' : ' (empty cache)'}: ${r.ms.toFixed(0)} ms to ready (HTML ${n.responseEnd.toFixed(0)} ms,` +
     ` scripts run by ${n.domContentLoadedEventStart.toFixed(0)} ms); page says: ${r.footer}${r.errors ? ' ERROR PANELS' : ''}`);
+}
+if (process.env.SL_ARTEFACTS) {
+  mkdirSync(process.env.SL_ARTEFACTS, { recursive: true });
+  const file = `${process.env.SL_ARTEFACTS}/overview-bench.png`;
+  await page.screenshot({ path: file, fullPage: true });
+  console.log(`  screenshot ${file}`);
 }
 await browser.close();
 const sorted = times.slice().sort((a, b) => a - b);
