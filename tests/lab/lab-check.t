@@ -24,6 +24,9 @@ set +e
 
 OUT=${SL_LAB_OUT:-$SL_BUILD/lab-check}
 DB=$OUT/lab.db
+# The guests' work dirs go here, so the last test sees this suite's leftovers only (another
+# lab run on the same machine is none of its business).
+LAB_TMP=$OUT/tmp
 DUR=${LAB_DURATION:-15}
 SL=$SL_BUILD/schedlens
 T0=$(date +%s)
@@ -44,7 +47,8 @@ elapsed() { echo "# [$(($(date +%s) - T0))s] $*"; }
 lab_run() {
 	local name=$1
 	shift
-	"$LAB/run" "$@" -d "$DUR" -o "$DB" --keep "$OUT/$name" 2> "$OUT/$name.log"
+	TMPDIR=$LAB_TMP "$LAB/run" "$@" -d "$DUR" -o "$DB" --keep "$OUT/$name" \
+		2> "$OUT/$name.log"
 	local rc=$?
 	grep -E '^lab: (kernel|  pgbench: tps)' "$OUT/$name.log" | note
 	[ $rc = 0 ] || tail -n 15 "$OUT/$name.log" | note
@@ -53,6 +57,12 @@ lab_run() {
 
 # The id of the newest run in lab.db.
 last_run() { sqlite3 "$DB" 'SELECT max(id) FROM runs'; }
+
+# "1,2" from the run ids that exist: a failed run (already reported) leaves a side smaller.
+ids() {
+	local IFS=,
+	echo "$*"
+}
 
 # diff NAME LABEL ARGS...: `schedlens diff` on lab.db; keeps text and JSON, sets DIFF_RC.
 diff_runs() {
@@ -136,7 +146,7 @@ hackbench_run() {
 
 main() {
 	echo "1..16"
-	rm -rf "$OUT" && mkdir -p "$OUT"
+	rm -rf "$OUT" && mkdir -p "$LAB_TMP"
 	local k
 	for k in 6.1 6.12; do
 		"$LAB/fetch-kernel" "$k" > /dev/null 2> "$OUT/fetch-$k.log"
@@ -166,14 +176,13 @@ main() {
 	elapsed "guest runs recorded: $(sqlite3 "$DB" 'SELECT count(*) FROM runs') in lab.db"
 
 	check_aa "${a1:-0}" "${a2:-0}"
-	check_feature "${h1:-0},${h2:-0}" "${f1:-0},${f2:-0}"
-	check_cross "${a1:-0},${a2:-0}" "${c1:-0},${c2:-0}"
+	check_feature "$(ids $h1 $h2)" "$(ids $f1 $f2)"
+	check_cross "$(ids $a1 $a2)" "$(ids $c1 $c2)"
 	elapsed "diffs done"
 
 	local left
-	# Our guests are the QEMUs whose serial files live in an sl-lab.* work dir.
-	left=$(pgrep -af 'qemu-system.*sl-lab\.'; ls -d "${TMPDIR:-/tmp}"/sl-lab* 2> /dev/null)
-	[ -z "$left" ]
+	left=$(pgrep -af "qemu-system.*$LAB_TMP/"; ls -A "$LAB_TMP")
+	[ -z "$left" ] && rmdir "$LAB_TMP"
 	ok $? "no guest or lab temp dir left behind${left:+: $left}"
 	elapsed "lab-check done; results in $OUT"
 	[ $failed = 0 ]

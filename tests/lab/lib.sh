@@ -13,6 +13,14 @@ SL_LAB_DIR=${SL_LAB_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 SL_SRC=${SL_SRC:-$(cd "$SL_LAB_DIR/../.." && pwd)}
 SL_BUILD=${SL_BUILD:-$SL_SRC/build}
 
+# Serialises work on the shared cache (apt lists, downloads, image builds) between lab
+# processes of several users or CI runs on one machine; released when the process exits.
+lab_lock_cache() {
+	mkdir -p "$SL_LAB_CACHE"
+	exec 9> "$SL_LAB_CACHE/.lock"
+	flock 9
+}
+
 lab_log() { printf 'lab: %s\n' "$*" >&2; }
 lab_die() {
 	printf 'lab: error: %s\n' "$*" >&2
