@@ -66,7 +66,7 @@
           ['Events', SL.si(r.events)],
           ['Lost / gaps', `${SL.num(r.lost_events || 0)} / ${r.has_gaps ? 'yes' : 'no'}`],
         ]), h('p', {}, h('a', { href: SL.link('topology', { run: r.id }) }, 'Heatmap of this run'), ' · ',
-          h('a', { href: SL.link('runs') }, `all ${list.length >= 20 ? '20+' : list.length} runs`))];
+          h('a', { href: SL.link('runs') }, list.length >= 20 ? 'all 20+ runs' : list.length > 1 ? `all ${list.length} runs` : 'all runs'))];
       }),
       SL.section(findCard, 'findings', async () => {
         const f = await finds;
