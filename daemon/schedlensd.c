@@ -74,9 +74,11 @@ const struct sl_cfg_opt sd_options[] = {
 	OPT("totals-every", SL_CFG_DURATION, totals_every_ns, "10s", 1000000000ull, 0, 0,
 	    "write the running run totals this often"),
 	OPT("http-threads", SL_CFG_UINT, http_threads, "2", 1, 16, 0, "HTTP thread pool size"),
-	OPT("http-max-connections", SL_CFG_UINT, http_max_connections, "128", 1, 10000, 0,
+	/* libmicrohttpd counts a closed connection until its worker has cleaned it up, which
+	 * lags on a busy host: 128/64 reset connections of `ab -c 50` while recording */
+	OPT("http-max-connections", SL_CFG_UINT, http_max_connections, "1024", 1, 10000, 0,
 	    "concurrent HTTP connections"),
-	OPT("http-per-ip", SL_CFG_UINT, http_per_ip, "64", 1, 10000, 0,
+	OPT("http-per-ip", SL_CFG_UINT, http_per_ip, "256", 1, 10000, 0,
 	    "concurrent HTTP connections per client address"),
 	OPT("http-timeout", SL_CFG_DURATION, http_timeout_ns, "10s", 1000000000ull,
 	    3600000000000ull, 0, "idle HTTP connection timeout"),
