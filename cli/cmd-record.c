@@ -22,8 +22,7 @@
 #include "error.h"
 #include "hostinfo.h"
 #include "recorder.h"
-#include "proc.h"
-#include "session.h"
+#include "session-live.h"
 #include "topo.h"
 
 static const char usage_text[] =
@@ -49,11 +48,6 @@ static int on_batch(void *ctx, const struct sl_event *ev, size_t n)
 
 	sl_session_feed(rc->session, ev, n);
 	return 0;
-}
-
-static int32_t tgid_of(void *ctx, int32_t pid)
-{
-	return sl_proc_tgid(NULL, pid);
 }
 
 static int parse_duration(const char *s, double *ret_s)
@@ -247,36 +241,6 @@ static void print_text(const struct report *r)
 		printf("stored as run %lld in '%s'\n", (long long)r->res.run_id, r->db);
 }
 
-/* The run's metadata, from this host. */
-static int open_session(struct sl_recorder *rec, const char *db, const char *label,
-			const struct sl_hostinfo *hi, const struct sl_topo *topo,
-			struct sl_session **ret)
-{
-	struct sl_session_opts o = {
-		.db_path = db,
-		.topo = topo,
-		.hostname = hi->hostname,
-		.machine_id = hi->machine_id,
-		.meta = {
-			.kernel_release = hi->kernel_release ? hi->kernel_release : "unknown",
-			.kernel_version = hi->kernel_version,
-			.cmdline = hi->cmdline,
-			.boot_id = hi->boot_id,
-			.preempt_mode = hi->preempt_mode,
-			.sched_features = hi->sched_features,
-			.sched_sysctls = hi->sched_sysctls,
-			.workload = label ? label : "",
-			.source = "live",
-			.trace_clock = sl_recorder_clock(rec),
-			.nr_cpus = hi->nr_cpus,
-			.start_ns = sl_recorder_now_ns(rec),
-		},
-	};
-
-	sl_engine_config_default(&o.engine);
-	o.engine.tgid_of = tgid_of;
-	return sl_session_open(&o, ret);
-}
 /* Starts the command with tracing already on; a pipe tells us exec failed. */
 static pid_t spawn(char **argv)
 {
@@ -312,6 +276,7 @@ int cmd_record(int argc, char **argv)
 	struct sl_comm_counts *counts = NULL;
 	struct sl_sched_handler counter;
 	struct sl_run_totals totals = { 0 };
+	struct sl_session_opts sopts;
 	double duration = 0, t0;
 	bool json = false;
 	pid_t child = -1;
@@ -373,7 +338,8 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr,
 			"schedlens: removed %d stale instance(s) of dead schedlens processes\n",
 			sl_recorder_stale_removed(rep.rec));
-	r = open_session(rep.rec, rep.db, rep.label, hi, topo, &rc.session);
+	sl_session_opts_live(&sopts, hi, topo, rep.rec, rep.db, rep.label);
+	r = sl_session_open(&sopts, &rc.session);
 	if (r < 0) {
 		ret = rep.db ? cli_error("cannot store in '%s': %s", rep.db, sl_errmsg(r)) :
 			       cli_error("%s", sl_errmsg(r));

@@ -26,9 +26,8 @@
 #include "error.h"
 #include "hostinfo.h"
 #include "http.h"
-#include "proc.h"
 #include "recorder.h"
-#include "session.h"
+#include "session-live.h"
 #include "topo.h"
 
 struct monitor {
@@ -51,11 +50,6 @@ struct monitor {
 	pthread_t compare_thread;
 	int compare_result;
 };
-
-static int32_t tgid_of(void *ctx, int32_t pid)
-{
-	return sl_proc_tgid(NULL, pid);
-}
 
 static void on_window(void *ctx, const struct sl_window_rec *w)
 {
@@ -131,47 +125,21 @@ static void close_recorder(struct monitor *m)
 static int open_session(struct monitor *m)
 {
 	const struct sd_config *c = &m->d->cfg;
-	struct sl_hostinfo *hi = m->hi;
-	struct sl_session_opts o = {
-		.db_path = c->db,
-		.topo = m->topo,
-		.hostname = hi->hostname,
-		.machine_id = hi->machine_id,
-		.meta = {
-			.kernel_release = hi->kernel_release ? hi->kernel_release : "unknown",
-			.kernel_version = hi->kernel_version,
-			.cmdline = hi->cmdline,
-			.boot_id = hi->boot_id,
-			.preempt_mode = hi->preempt_mode,
-			.sched_features = hi->sched_features,
-			.sched_sysctls = hi->sched_sysctls,
-			.workload = c->label,
-			.source = "live",
-			.trace_clock = sl_recorder_clock(m->rec),
-			.nr_cpus = hi->nr_cpus,
-			.start_ns = sl_recorder_now_ns(m->rec),
-		},
-		.windows_only = strcmp(c->event_rows, "all") != 0,
-		.keep_preemptions = !strcmp(c->event_rows, "preemptions") ||
-				    !strcmp(c->event_rows, "notable"),
-		.notable_preemptions_only = !strcmp(c->event_rows, "notable"),
-		.retention = {
-			.event_keep_ns = c->event_keep_ns,
-			.window_keep_ns = c->window_keep_ns,
-			.max_bytes = c->max_db_bytes,
-		},
-		.on_window = on_window,
-		.on_window_ctx = m,
-	};
+	struct sl_session_opts o;
 	int err;
 
+	sl_session_opts_live(&o, m->hi, m->topo, m->rec, c->db, c->label);
+	o.windows_only = strcmp(c->event_rows, "all") != 0;
+	o.keep_preemptions = !strcmp(c->event_rows, "preemptions") ||
+			     !strcmp(c->event_rows, "notable");
+	o.notable_preemptions_only = !strcmp(c->event_rows, "notable");
+	o.on_window = on_window;
+	o.on_window_ctx = m;
 	sl_retention_default(&o.retention);
 	o.retention.event_keep_ns = c->event_keep_ns;
 	o.retention.window_keep_ns = c->window_keep_ns;
 	o.retention.max_bytes = c->max_db_bytes;
-	sl_engine_config_default(&o.engine);
 	o.engine.window_ns = c->window_ns;
-	o.engine.tgid_of = tgid_of;
 	if ((err = sl_session_open(&o, &m->session)) < 0) {
 		m->session = NULL;
 		return err;
