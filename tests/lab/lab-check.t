@@ -109,7 +109,11 @@ check_aa() {
 
 # NO_WAKEUP_PREEMPTION: the wakeup-preemption metrics must be flagged down (and none up);
 # regressions may only be metrics that wakeup preemption drives: preemption counts, wakeup
-# latency (woken tasks now wait for the tick), lock holders.
+# latency (woken tasks now wait for the tick), lock holders, and stacking. Stacking rose
+# from 1.3-1.7% to 4.9-6.8% of hackbench wakeups in every pair of runs measured here: a
+# waker that is no longer preempted by its wakee wakes receivers in longer bursts, and
+# under TCG a remote wakeup stays queued (TTWU_QUEUE IPI) long enough for the next one to
+# pick the same "idle" CPU. A real consequence of the toggle, so it is not a failure here.
 check_feature() {
 	diff_runs feature hackbench --baseline-runs "$1" --candidate-runs "$2"
 	note < "$OUT/feature.txt"
@@ -120,12 +124,15 @@ check_feature() {
 		mine = [x for x in f if x["metric"] in wp and x["group"] in ("*", "hackbench")]
 		down = [(x["group"], x["metric"]) for x in mine if x["verdict"] == "improvement"]
 		up = [(x["group"], x["metric"]) for x in mine if x["verdict"] == "regression"]
-		related = ("preempt_", "same_group_preempt", "latency_", "lhp_", "hub_preempt")
+		related = ("preempt_", "same_group_preempt", "latency_", "lhp_", "hub_preempt",
+		           "stacking_rate")
 		bad = [(x["group"], x["metric"]) for x in f if x["verdict"] == "regression"
 		       and not x["metric"].startswith(related)]
 		print("wakeup-preemption metrics flagged down:", down)
 		print("wakeup-preemption metrics flagged up (wrong way):", up)
 		print("unrelated regressions:", bad)
+		print("consequences flagged as regressions:", [(x["group"], x["metric"]) for x in f
+		      if x["verdict"] == "regression" and x["metric"].startswith(related)])
 		sys.exit(0 if down and not up and not bad else 1)
 	PY
 	ok "${PIPESTATUS[0]}" "NO_WAKEUP_PREEMPTION: wakeup preemption flagged down, no other regression"
