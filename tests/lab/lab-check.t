@@ -43,15 +43,23 @@ ok() {
 note() { sed 's/^/# /'; }
 elapsed() { echo "# [$(($(date +%s) - T0))s] $*"; }
 
-# One guest run appended to lab.db; KEEP dir holds what the guest sent.
+# One guest run appended to lab.db; KEEP dir holds what the guest sent. A failed guest run
+# (lab.db is then left as it was) is retried once, and the failure stays in the log: 16
+# emulated CPUs on a busy 2-CPU host are not always on time, and a recorder error seen once
+# should be reported, not hidden, without failing the whole suite.
 lab_run() {
-	local name=$1
+	local name=$1 try rc
 	shift
-	TMPDIR=$LAB_TMP "$LAB/run" "$@" -d "$DUR" -o "$DB" --keep "$OUT/$name" \
-		2> "$OUT/$name.log"
-	local rc=$?
-	grep -E '^lab: (kernel|  pgbench: tps)' "$OUT/$name.log" | note
-	[ $rc = 0 ] || tail -n 15 "$OUT/$name.log" | note
+	for try in 1 2; do
+		TMPDIR=$LAB_TMP "$LAB/run" "$@" -d "$DUR" -o "$DB" --keep "$OUT/$name" \
+			2> "$OUT/$name.log"
+		rc=$?
+		grep -E '^lab: (kernel|  pgbench: tps)' "$OUT/$name.log" | note
+		[ $rc = 0 ] && break
+		echo "# guest run '$name' failed (try $try):"
+		grep -v '^lab:   record:' "$OUT/$name.log" | tail -n 8 | note
+		cp "$OUT/$name.log" "$OUT/$name.try$try.log"
+	done
 	return $rc
 }
 
@@ -183,8 +191,8 @@ main() {
 	elapsed "guest runs recorded: $(sqlite3 "$DB" 'SELECT count(*) FROM runs') in lab.db"
 
 	check_aa "${a1:-0}" "${a2:-0}"
-	check_feature "$(ids $h1 $h2)" "$(ids $f1 $f2)"
-	check_cross "$(ids $a1 $a2)" "$(ids $c1 $c2)"
+	check_feature "$(ids ${h1-} ${h2-})" "$(ids ${f1-} ${f2-})"
+	check_cross "$(ids ${a1-} ${a2-})" "$(ids ${c1-} ${c2-})"
 	elapsed "diffs done"
 
 	local left
