@@ -358,10 +358,11 @@ static void *reader_main(void *arg)
 	struct reader *rd = arg;
 	struct sl_recorder *rec = rd->rec;
 	struct epoll_event evs[64];
+	int empty_wakeups = 0;
 
 	pthread_setname_np(pthread_self(), "sl-reader");
 	while (!atomic_load(&rec->stopping)) {
-		int total = 0;
+		int total = 0, ready;
 
 		for (int i = 0; i < rd->count; i++) {
 			int r = drain_cpu(rec, &rec->cpus[rd->first + i], false);
@@ -373,8 +374,22 @@ static void *reader_main(void *arg)
 			total += r;
 		}
 		/* woken when a buffer reaches buffer_percent, or by the timeout */
-		if (!total)
-			epoll_wait(rd->epfd, evs, 64, EPOLL_TIMEOUT_MS);
+		if (total) {
+			empty_wakeups = 0;
+			continue;
+		}
+		ready = epoll_wait(rd->epfd, evs, 64, EPOLL_TIMEOUT_MS);
+		/*
+		 * A buffer reported readable that then gave nothing (splice moves only full
+		 * pages): some kernels (seen in Debian 6.1 guests: a reader using a whole vCPU
+		 * for 13k events) poll readable as soon as a page holds anything. Sleep the
+		 * timeout instead of spinning on it.
+		 */
+		if (ready > 0 && ++empty_wakeups > 1) {
+			struct timespec nap = { 0, EPOLL_TIMEOUT_MS * 1000000L };
+
+			nanosleep(&nap, NULL);
+		}
 	}
 	/* tracing is off now: take everything left, partial pages included */
 	for (int i = 0; i < rd->count; i++) {
