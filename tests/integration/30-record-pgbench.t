@@ -6,8 +6,9 @@
 # 6 s pgbench runs (-d 7 bounds it; the two perf sessions beside it slow pgbench, and 4 s
 # gave 98k-122k wakeups on a quiet host, too close to the threshold) stores a run with
 # more than 100k rows in its wakeups table and no lost events with default buffers,
-# while `perf sched record` runs on the same workload; sched_switch and wakeup counts per comm must agree with perf's within 2%, and the mean scheduling delay
-# per comm with perf's within 10%.
+# while `perf sched record` runs on the same workload; sched_switch and wakeup counts per
+# comm must agree with perf's within 2%, and the mean scheduling delay per comm with
+# perf's within 10%.
 #
 # Which perf figure is comparable, and why. Our latency is the first switch-in after
 # sched_wakeup minus the sched_wakeup time, one per wakeup, NULL when the switch-in was
