@@ -284,6 +284,7 @@ int main(int argc, char **argv)
 		err = configure(&d.cfg, argc, argv);
 		if (err) {
 			fprintf(stderr, "schedlensd: %s\n%s", sl_errmsg(err), usage_text);
+			sl_config_free(sd_options, &d.cfg);
 			return 2;
 		}
 		if (print) {
