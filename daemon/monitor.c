@@ -488,7 +488,8 @@ int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl
 					break;
 				}
 				mark_gap(m);
-				m->phase_start = now;
+				/* the on phase starts once recording does, however long that took */
+				m->phase_start = sd_now_mono();
 				set_state(m, "recording");
 				sd_log(SD_DEBUG, "duty cycle: recording");
 			}

@@ -463,7 +463,14 @@ static void feed_one(struct sl_engine *e, const struct sl_event *ev)
 		return;
 	}
 	e->now_ns = ev->ts_ns;
-	while (e->now_ns >= e->next_boundary_ns) {
+	for (int crossed = 0; e->now_ns >= e->next_boundary_ns; crossed++) {
+		/* a second boundary with no event between leaves the state as any further one
+		 * would (no wakees, so no hubs): skip the rest of a long silence at once, so
+		 * a bogus far-future timestamp cannot spin here for years of windows */
+		if (crossed == 2) {
+			e->next_boundary_ns += (e->now_ns - e->next_boundary_ns) /
+					       e->cfg.window_ns * e->cfg.window_ns;
+		}
 		on_boundary(e);
 		e->next_boundary_ns += e->cfg.window_ns;
 	}

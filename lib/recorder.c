@@ -530,12 +530,55 @@ static int merge_ready(struct sl_recorder *rec, bool all)
 
 /* --- life cycle ------------------------------------------------------------------------ */
 
+static const char *const wanted[] = { "sched_waking",	    "sched_wakeup",
+				      "sched_wakeup_new",   "sched_switch",
+				      "sched_migrate_task", "sched_process_fork",
+				      "sched_process_exit" };
+
+static enum tep_endian host_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const uint8_t *)&one ? TEP_LITTLE_ENDIAN : TEP_BIG_ENDIAN;
+}
+
+/*
+ * A tep that knows the ring-buffer page header and our sched events, nothing else.
+ * tracefs_local_events_system() would also parse /proc/kallsyms, saved_cmdlines and
+ * printk_formats, which we never use: hundreds of thousands of symbols, tens of MB of
+ * allocations and a noticeable pause each time the daemon's duty cycle resumes.
+ */
+static struct tep_handle *load_sched_formats(void)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *buf;
+	int size;
+
+	if (!tep)
+		return NULL;
+	/* what libtracefs's extra parsing set as a side effect: kbuffer needs the long size */
+	tep_set_long_size(tep, sizeof(long));
+	tep_set_file_bigendian(tep, host_endian());
+	tep_set_local_bigendian(tep, host_endian());
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!buf || tep_parse_header_page(tep, buf, size, sizeof(long)) < 0) {
+		free(buf);
+		tep_free(tep);
+		return NULL;
+	}
+	free(buf);
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		buf = tracefs_event_file_read(NULL, sched_system, wanted[i], "format", &size);
+		/* a missing event is reported by enable_events(), a bad format by the fields */
+		if (buf)
+			tep_parse_event(tep, buf, size, sched_system);
+		free(buf);
+	}
+	return tep;
+}
+
 static int enable_events(struct sl_recorder *rec)
 {
-	static const char *const wanted[] = { "sched_waking",	    "sched_wakeup",
-					      "sched_wakeup_new",   "sched_switch",
-					      "sched_migrate_task", "sched_process_fork",
-					      "sched_process_exit" };
 	int r;
 
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
@@ -645,7 +688,6 @@ static int watch_cpus(struct sl_recorder *rec)
 
 int sl_recorder_open(const struct sl_recorder_opts *opts, struct sl_recorder **ret_rec)
 {
-	const char *systems[] = { sched_system, NULL };
 	struct sl_recorder *rec;
 	char *fmt;
 	int r;
@@ -684,7 +726,7 @@ int sl_recorder_open(const struct sl_recorder_opts *opts, struct sl_recorder **r
 	if (sl_instance_record_tgid(rec->si) < 0)
 		add_note(rec, "no record-tgid option: groups fall back to comm");
 
-	rec->tep = tracefs_local_events_system(NULL, systems);
+	rec->tep = load_sched_formats();
 	if (!rec->tep) {
 		r = sl_error(-SL_ETRACE, "cannot read the sched event formats under '%s/events'",
 			     rec->si->tracing_dir);
