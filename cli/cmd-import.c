@@ -78,6 +78,7 @@ static void print_json(const struct sl_import_opts *o, const struct sl_import_re
 	json_object_set_new(j, "lhp", json_integer(r->session.engine.lhp));
 	json_object_set_new(j, "out_of_order", json_integer(r->session.engine.out_of_order));
 	json_object_set_new(j, "switch_mismatch", json_integer(r->session.engine.switch_mismatch));
+	json_object_set_new(j, "windows_skipped", json_integer(r->session.engine.windows_skipped));
 	json_object_set_new(j, "topology", json_boolean(r->topo_known));
 	json_object_set_new(j, "waker_from_wakeup", json_boolean(r->waker_from_wakeup));
 	json_object_set_new(j, "complete", json_boolean(r->complete));
@@ -224,6 +225,11 @@ int cmd_import(int argc, char **argv)
 	else if (!strcmp(res.trace_clock, "local"))
 		fprintf(stderr, "schedlens: warning: the trace used the 'local' clock: cross-CPU "
 				"order (missed idle) may be off\n");
+	if (res.session.engine.windows_skipped)
+		fprintf(stderr,
+			"schedlens: warning: the timestamps jump over %llu windows with no event "
+			"(a corrupt trace or a clock jump?): those empty windows were not stored\n",
+			(unsigned long long)res.session.engine.windows_skipped);
 	sl_import_result_free(&res);
 	sl_topo_free(topo);
 	return ret;

@@ -167,6 +167,7 @@ static void print_json(const struct report *r)
 	json_object_set_new(o, "wakeups_unseen_run",
 			    json_integer(r->res.engine.wakeups_unseen_run));
 	json_object_set_new(o, "out_of_order", json_integer(r->res.engine.out_of_order));
+	json_object_set_new(o, "windows_skipped", json_integer(r->res.engine.windows_skipped));
 	json_object_set_new(o, "dropped_rows",
 			    json_integer(sl_writer_stats_dropped(&r->res.writer)));
 	json_object_set_new(o, "pages", json_integer(r->st.pages));

@@ -101,9 +101,23 @@ static void emit(struct sl_engine *e, struct window *w)
 	e->stats.windows++;
 }
 
+/*
+ * Empty windows are written for a silence in the stream (its rates are zero), up to this
+ * many: a longer one means a corrupt timestamp or a clock jump, and writing years of
+ * empty windows for it would only fill the disk.
+ */
+#define MAX_SILENT_WINDOWS 3600
+
 /* Opens windows up to index k; if the ring is full the oldest is emitted early. */
 static void open_until(struct sl_engine *e, int64_t k)
 {
+	if (k - e->win_last > MAX_SILENT_WINDOWS) {
+		while (e->win_first <= e->win_last)
+			emit(e, ring(e, e->win_first++));
+		e->stats.windows_skipped += k - e->win_last - 1;
+		e->win_first = k;
+		e->win_last = k - 1;
+	}
 	while (e->win_last < k) {
 		if (e->win_last - e->win_first + 1 >= e->nr_win) {
 			emit(e, ring(e, e->win_first));

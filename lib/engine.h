@@ -94,6 +94,7 @@ struct sl_engine_stats {
 	uint64_t tasks_dropped; /* task table full */
 	uint64_t preempts_dropped; /* open preemption records cap reached */
 	uint64_t windows;
+	uint64_t windows_skipped; /* empty windows of a silence too long to be real, not written */
 	size_t tasks; /* live entries now */
 	size_t tasks_peak;
 	size_t open_preempts_peak;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "fixture.h"
@@ -644,6 +645,38 @@ static void test_policy(void)
 	sl_policy_topo_free(&p);
 }
 
+/* A far-future timestamp (a corrupt trace, a clock jump) must not make the engine walk
+ * through every empty window in between: it skips the silence and stays on the grid. */
+static void test_long_silence(void)
+{
+	uint64_t t0 = 1000000, gap = 100000000000000000ull; /* about 3 years */
+	struct sl_engine_stats st;
+	int last = -1;
+
+	start(westmere, true);
+	T += 1000;
+	wake(1, 120, 20, 20);
+	T += 1000;
+	sw(20, 'S', 120);
+	alarm(20); /* the old loop took hours here: fail, do not hang */
+	T += gap;
+	sw(20, 'S', 0);
+	sl_engine_finish(E, T + 1000);
+	alarm(0);
+	for (int i = 0; i < nr_windows; i++)
+		if (!strcmp(windows[i].grp, "*"))
+			last = i;
+	sl_engine_get_stats(E, &st);
+	ok(nr_windows >= 2 && nr_windows < 10000, "a 3-year silence gives %d windows, not 10^8",
+	   nr_windows);
+	ok(st.windows_skipped > 99000000, "the skipped empty windows are counted (%llu)",
+	   (unsigned long long)st.windows_skipped);
+	ok(last >= 0 && (windows[last].start_ns - t0) % 1000000000ull == 0 &&
+		   windows[last].start_ns > t0 + gap - 1000000000ull,
+	   "the window after the silence is on the 1 s grid and holds the late event");
+	is_int(windows[0].wakeups, 1, "the window before the silence kept its wakeup");
+}
+
 int main(void)
 {
 	westmere = fixture_topo("westmere");
@@ -658,6 +691,7 @@ int main(void)
 	test_task_churn();
 	test_windows();
 	test_policy();
+	test_long_silence();
 	sl_engine_free(E);
 	sl_topo_free(westmere);
 	sl_topo_free(epyc);
