@@ -6,7 +6,7 @@
  * (sl_compare_list, sl_compare_load), printed through cli/print.h.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,6 +15,7 @@
 #include "error.h"
 #include "findings-table.h"
 #include "print.h"
+#include "query-opts.h"
 
 static const char usage_text[] =
 	"schedlens findings [ID] [--db FILE] [-n LIMIT] [--all] [--json | --csv]\n"
@@ -71,53 +72,16 @@ static void one(struct pr *p, json_t *c, bool all)
 
 int cmd_findings(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	enum pr_format format = PR_TEXT;
-	const char *db = "schedlens.db";
+	struct query_opts q = { .n_name = "limit", .n_max = 1000, .has_all = true, .n = 50 };
 	struct sl_store *store = NULL;
 	long long id = 0;
-	long limit = 50;
-	bool all = false;
 	json_t *c = NULL;
 	struct pr *p = NULL;
-	int opt, err, status = EXIT_OK;
+	int err, status = EXIT_OK;
 	char *end;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:n:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'n':
-			limit = strtol(optarg, &end, 10);
-			if (*end || limit < 1 || limit > 1000)
-				return cli_usage(usage_text);
-			break;
-		case 'a':
-			all = true;
-			break;
-		case 'j':
-			format = PR_JSON;
-			break;
-		case 'c':
-			format = PR_CSV;
-			break;
-		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
-		default:
-			return cli_usage(usage_text);
-		}
-	}
+	if ((err = query_opts_parse(argc, argv, usage_text, &q)) >= 0)
+		return err;
 	if (argc - optind > 1)
 		return cli_usage(usage_text);
 	if (argc - optind == 1) {
@@ -125,12 +89,12 @@ int cmd_findings(int argc, char **argv)
 		if (*end || id <= 0)
 			return cli_usage(usage_text);
 	}
-	if ((err = sl_store_open(db, SL_STORE_RDONLY, &store)))
+	if ((err = sl_store_open(q.db, SL_STORE_RDONLY, &store)))
 		return cli_error("%s", sl_errmsg(err));
 	if (id) {
 		err = sl_compare_load(store, id, false, &c);
 		if (err == -ENOENT) {
-			status = cli_error("no comparison %lld in '%s'", id, db);
+			status = cli_error("no comparison %lld in '%s'", id, q.db);
 			goto out;
 		}
 		if (err) {
@@ -138,19 +102,19 @@ int cmd_findings(int argc, char **argv)
 			goto out;
 		}
 		/* the comparison's own JSON shape, the one diff --json prints */
-		if (format == PR_JSON) {
+		if (q.format == PR_JSON) {
 			json_dumpf(c, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 			printf("\n");
 			goto out;
 		}
 	}
-	if (!(p = pr_open(format, 0, stdout))) {
+	if (!(p = pr_open(q.format, 0, stdout))) {
 		status = cli_error("out of memory");
 		goto out;
 	}
 	if (id)
-		one(p, c, all);
-	else if ((err = list(p, store, (int)limit)))
+		one(p, c, q.all);
+	else if ((err = list(p, store, (int)q.n)))
 		status = cli_error("%s", sl_errmsg(err));
 	if (pr_close(p) && status == EXIT_OK)
 		status = cli_error("cannot write the output");

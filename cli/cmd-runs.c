@@ -3,14 +3,15 @@
  * `schedlens runs`: the stored runs, newest first, one line each (lib's sl_api_runs(), the
  * rows the daemon's /api/v1/runs serves), as a table, CSV or JSON through cli/print.h.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "builtin.h"
 #include "error.h"
 #include "print.h"
+#include "query-opts.h"
 
 static const char usage_text[] = "schedlens runs [--db FILE] [-n LIMIT] [--json | --csv]\n"
 				 "  --db FILE   the database (default schedlens.db)\n"
@@ -54,53 +55,23 @@ static void print_run(struct pr *p, json_t *r)
 
 int cmd_runs(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' }, { "limit", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },	{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },	{},
-	};
-	enum pr_format format = PR_TEXT;
-	const char *db = "schedlens.db";
+	struct query_opts q = { .n_name = "limit", .n_max = 1000, .n = 100 };
 	struct sl_store *store = NULL;
 	json_t *runs = NULL;
 	struct pr *p;
-	long limit = 100;
-	int opt, err;
-	char *end;
+	int err;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:n:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'n':
-			limit = strtol(optarg, &end, 10);
-			if (*end || limit < 1 || limit > 1000)
-				return cli_usage(usage_text);
-			break;
-		case 'j':
-			format = PR_JSON;
-			break;
-		case 'c':
-			format = PR_CSV;
-			break;
-		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
-		default:
-			return cli_usage(usage_text);
-		}
-	}
+	if ((err = query_opts_parse(argc, argv, usage_text, &q)) >= 0)
+		return err;
 	if (optind != argc)
 		return cli_usage(usage_text);
-	err = sl_store_open(db, SL_STORE_RDONLY, &store);
+	err = sl_store_open(q.db, SL_STORE_RDONLY, &store);
 	if (!err)
-		err = sl_api_runs(store, (int)limit, &runs);
+		err = sl_api_runs(store, (int)q.n, &runs);
 	sl_store_close(store);
 	if (err)
 		return cli_error("%s", sl_errmsg(err));
-	p = pr_open(format, 0, stdout);
+	p = pr_open(q.format, 0, stdout);
 	if (!p) {
 		json_decref(runs);
 		return cli_error("out of memory");

@@ -8,7 +8,7 @@
  * display, over the window sums lib returns. Printed through cli/print.h.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 #include "builtin.h"
 #include "error.h"
 #include "print.h"
+#include "query-opts.h"
 
 static const char usage_text[] = "schedlens show RUN [--db FILE] [-n TOP] [--json | --csv]\n"
 				 "  --db FILE   the database (default schedlens.db)\n"
@@ -315,71 +316,42 @@ static int load(struct sl_store *store, int64_t id, int top, struct run_data *d)
 
 int cmd_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' }, { "top", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },	{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },	{},
-	};
-	enum pr_format format = PR_TEXT;
-	const char *db = "schedlens.db";
+	struct query_opts q = { .n_name = "top", .n_max = 100, .n = 10 };
 	struct sl_store *store = NULL;
 	struct run_data d = {};
 	struct pr *p = NULL;
-	long top = 10;
+	int err, status = EXIT_OK;
 	long long id;
-	int opt, err, status = EXIT_OK;
 	char *end;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:n:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'n':
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 1 || top > 100)
-				return cli_usage(usage_text);
-			break;
-		case 'j':
-			format = PR_JSON;
-			break;
-		case 'c':
-			format = PR_CSV;
-			break;
-		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
-		default:
-			return cli_usage(usage_text);
-		}
-	}
+	if ((err = query_opts_parse(argc, argv, usage_text, &q)) >= 0)
+		return err;
 	if (optind + 1 != argc)
 		return cli_usage(usage_text);
 	id = strtoll(argv[optind], &end, 10);
 	if (*end || id <= 0)
 		return cli_usage(usage_text);
-	if ((err = sl_store_open(db, SL_STORE_RDONLY, &store)))
+	if ((err = sl_store_open(q.db, SL_STORE_RDONLY, &store)))
 		return cli_error("%s", sl_errmsg(err));
-	err = load(store, id, (int)top, &d);
+	err = load(store, id, (int)q.n, &d);
 	if (err == -ENOENT) {
-		status = cli_error("no run %lld in '%s'", id, db);
+		status = cli_error("no run %lld in '%s'", id, q.db);
 		goto out;
 	}
 	if (err) {
 		status = cli_error("%s", sl_errmsg(err));
 		goto out;
 	}
-	if (!(p = pr_open(format, PR_SECTIONS, stdout))) {
+	if (!(p = pr_open(q.format, PR_SECTIONS, stdout))) {
 		status = cli_error("out of memory");
 		goto out;
 	}
 	print_run(p, &d);
 	print_placement(p, &d);
 	print_preemptions(p, &d);
-	if ((err = print_groups(p, store, &d, (int)top)))
+	if ((err = print_groups(p, store, &d, (int)q.n)))
 		status = cli_error("%s", sl_errmsg(err));
-	print_lhp(p, &d, (int)top);
+	print_lhp(p, &d, (int)q.n);
 	if (pr_close(p) && status == EXIT_OK)
 		status = cli_error("cannot write the output");
 out:

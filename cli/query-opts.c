@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The options of the database-reading commands (see query-opts.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "builtin.h"
+#include "query-opts.h"
+
+int query_opts_parse(int argc, char **argv, const char *usage_text, struct query_opts *q)
+{
+	struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ q->n_name, required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "all", no_argument, NULL, 'a' },
+		{},
+	};
+	char *end;
+	int opt;
+
+	if (!q->has_all)
+		opts[5] = opts[6]; /* the table ends before --all */
+	q->db = "schedlens.db";
+	q->format = PR_TEXT;
+	q->all = false;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:n:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			q->db = optarg;
+			break;
+		case 'n':
+			q->n = strtol(optarg, &end, 10);
+			if (*end || end == optarg || q->n < 1 || q->n > q->n_max)
+				return cli_usage(usage_text);
+			break;
+		case 'a':
+			q->all = true;
+			break;
+		case 'j':
+			q->format = PR_JSON;
+			break;
+		case 'c':
+			q->format = PR_CSV;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage_text);
+			return EXIT_OK;
+		default:
+			return cli_usage(usage_text);
+		}
+	}
+	return -1;
+}
