@@ -12,41 +12,22 @@
 #include <sqlite3.h>
 
 #include "api-web.h"
+#include "db-json.h"
 #include "error.h"
 #include "hist.h"
-
-static int db_error(sqlite3 *db, const char *what)
-{
-	return sl_error(-SL_EDB, "%s: %s", what, sqlite3_errmsg(db));
-}
-
-static json_t *col_json(sqlite3_stmt *st, int i)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
-	case SQLITE_FLOAT:
-		return json_real(sqlite3_column_double(st, i));
-	case SQLITE_TEXT:
-		return json_stringn((const char *)sqlite3_column_text(st, i),
-				    sqlite3_column_bytes(st, i));
-	default:
-		return json_null();
-	}
-}
 
 /* Runs sql with ?1, ?2, ?3 = run_id, a, b (those the statement has) into an array. */
 static int rows(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t b, json_t **ret)
 {
 	json_t *arr = json_array();
 	sqlite3_stmt *st;
-	int rc, err = 0;
+	int err;
 
 	if (!arr)
 		return -ENOMEM;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		json_decref(arr);
-		return db_error(db, "cannot prepare query");
+		return sl_db_error(db, "cannot prepare query");
 	}
 	if (sqlite3_bind_parameter_count(st) >= 1)
 		sqlite3_bind_int64(st, 1, run_id);
@@ -54,16 +35,7 @@ static int rows(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t
 		sqlite3_bind_int64(st, 2, a);
 	if (sqlite3_bind_parameter_count(st) >= 3)
 		sqlite3_bind_int64(st, 3, b);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *o = json_object();
-
-		for (int i = 0; o && i < sqlite3_column_count(st); i++)
-			json_object_set_new(o, sqlite3_column_name(st, i), col_json(st, i));
-		if (json_array_append_new(arr, o))
-			err = -ENOMEM;
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = db_error(db, "cannot read the run");
+	err = sl_db_rows_into(db, st, arr, "cannot read the run");
 	sqlite3_finalize(st);
 	if (err) {
 		json_decref(arr);
@@ -79,7 +51,7 @@ static int run_start(sqlite3 *db, int64_t run_id, int64_t *ret_start_ns)
 	int rc;
 
 	if (sqlite3_prepare_v2(db, "SELECT start_ns FROM runs WHERE id = ?1", -1, &st, NULL))
-		return db_error(db, "cannot prepare query");
+		return sl_db_error(db, "cannot prepare query");
 	sqlite3_bind_int64(st, 1, run_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -88,7 +60,7 @@ static int run_start(sqlite3 *db, int64_t run_id, int64_t *ret_start_ns)
 	if (rc == SQLITE_ROW)
 		return 0;
 	return rc == SQLITE_DONE ? sl_error(-ENOENT, "no run %lld", (long long)run_id) :
-				   db_error(db, "cannot read runs");
+				   sl_db_error(db, "cannot read runs");
 }
 
 int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64_t to_ns,
@@ -162,7 +134,7 @@ int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group, js
 		goto out;
 	if (sqlite3_prepare_v2(db, "SELECT lat_hist FROM windows WHERE run_id = ?1 AND grp = ?2",
 			       -1, &st, NULL)) {
-		err = db_error(db, "cannot prepare query");
+		err = sl_db_error(db, "cannot prepare query");
 		goto out;
 	}
 	sqlite3_bind_int64(st, 1, run_id);
@@ -174,7 +146,7 @@ int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group, js
 			sl_hist_merge(sum, one);
 	}
 	if (rc != SQLITE_DONE) {
-		err = db_error(db, "cannot read windows");
+		err = sl_db_error(db, "cannot read windows");
 		goto out;
 	}
 	for (unsigned int b = 0; b < SL_HIST_BUCKETS; b++) {

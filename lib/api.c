@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "api.h"
+#include "db-json.h"
 #include "error.h"
 
 const char *const sl_api_window_metrics[] = {
@@ -31,52 +32,10 @@ const char *const sl_api_window_metrics[] = {
 	"lat_p99_ns",	  NULL,
 };
 
-static int db_error(sqlite3 *db, const char *what)
-{
-	return sl_error(-SL_EDB, "%s: %s", what, sqlite3_errmsg(db));
-}
-
-static json_t *column_json(sqlite3_stmt *st, int i)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
-	case SQLITE_FLOAT:
-		return json_real(sqlite3_column_double(st, i));
-	case SQLITE_TEXT:
-		return json_stringn((const char *)sqlite3_column_text(st, i),
-				    sqlite3_column_bytes(st, i));
-	default:
-		return json_null();
-	}
-}
-
-static json_t *row_json(sqlite3_stmt *st)
-{
-	json_t *o = json_object();
-	int n = sqlite3_column_count(st);
-
-	for (int i = 0; o && i < n; i++)
-		if (sqlite3_column_type(st, i) != SQLITE_BLOB)
-			json_object_set_new(o, sqlite3_column_name(st, i), column_json(st, i));
-	return o;
-}
-
-/* Runs a prepared statement to the end, appending each row (as an object) to arr. */
-static int rows_into(sqlite3 *db, sqlite3_stmt *st, json_t *arr, const char *what)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (json_array_append_new(arr, row_json(st)))
-			return -ENOMEM;
-	return rc == SQLITE_DONE ? 0 : db_error(db, what);
-}
-
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
-		return db_error(db, "cannot prepare query");
+		return sl_db_error(db, "cannot prepare query");
 	return 0;
 }
 
@@ -103,7 +62,7 @@ int sl_api_runs(struct sl_store *store, int limit, json_t **ret)
 		return err;
 	sqlite3_bind_int(st, 1, limit);
 	arr = json_array();
-	err = arr ? rows_into(db, st, arr, "cannot list runs") : -ENOMEM;
+	err = arr ? sl_db_rows_into(db, st, arr, "cannot list runs") : -ENOMEM;
 	sqlite3_finalize(st);
 	if (err) {
 		json_decref(arr);
@@ -127,7 +86,7 @@ static int run_exists(sqlite3 *db, int64_t run_id)
 		return 0;
 	if (rc == SQLITE_DONE)
 		return sl_error(-ENOENT, "no run %lld", (long long)run_id);
-	return db_error(db, "cannot read runs");
+	return sl_db_error(db, "cannot read runs");
 }
 
 /* Appends the rows of a one-parameter (run id) query to a new array. */
@@ -146,7 +105,7 @@ static int query_run(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg2,
 	sqlite3_bind_int64(st, 1, run_id);
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, arg2);
-	err = rows_into(db, st, arr, "cannot read the run");
+	err = sl_db_rows_into(db, st, arr, "cannot read the run");
 	sqlite3_finalize(st);
 	if (err) {
 		json_decref(arr);
@@ -258,7 +217,7 @@ int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_w
 	sqlite3_bind_int64(st, 4, q->to_ns && q->to_ns < INT64_MAX ? (int64_t)q->to_ns : INT64_MAX);
 	sqlite3_bind_int(st, 5, limit + 1);
 	arr = json_array();
-	err = arr ? rows_into(db, st, arr, "cannot read windows") : -ENOMEM;
+	err = arr ? sl_db_rows_into(db, st, arr, "cannot read windows") : -ENOMEM;
 	sqlite3_finalize(st);
 	if (err) {
 		json_decref(arr);
@@ -431,6 +390,6 @@ int sl_api_previous_kernel(struct sl_store *store, int64_t run_id, char *buf, si
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(db, "cannot read runs");
+		return sl_db_error(db, "cannot read runs");
 	return 0;
 }

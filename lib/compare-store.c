@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "compare-local.h"
+#include "db-json.h"
 #include "error.h"
 
 static json_t *num_or_null(double v)
@@ -192,35 +193,6 @@ db_fail:
 	return err;
 }
 
-static json_t *col_json(sqlite3_stmt *st, int i)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
-	case SQLITE_FLOAT:
-		return json_real(sqlite3_column_double(st, i));
-	case SQLITE_NULL:
-		return json_null();
-	default:
-		return json_string((const char *)sqlite3_column_text(st, i));
-	}
-}
-
-/* Each row of st as an object keyed by column name, appended to arr. */
-static int rows_json(sqlite3 *db, sqlite3_stmt *st, json_t *arr)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *o = json_object();
-
-		for (int i = 0; i < sqlite3_column_count(st); i++)
-			json_object_set_new(o, sqlite3_column_name(st, i), col_json(st, i));
-		json_array_append_new(arr, o);
-	}
-	return rc == SQLITE_DONE ? 0 : db_err(db, "read comparisons");
-}
-
 int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size, bool *ret_owed)
 {
 	/* one side of a comparison holds a run of kernel ?k, with label ?2 and topology ?3 */
@@ -290,7 +262,7 @@ int sl_compare_list(struct sl_store *store, int limit, json_t **ret)
 		return db_err(db, "read comparisons");
 	}
 	sqlite3_bind_int(st, 1, limit > 0 ? limit : 50);
-	err = rows_json(db, st, a);
+	err = sl_db_rows_into(db, st, a, "cannot read comparisons");
 	sqlite3_finalize(st);
 	if (err) {
 		json_decref(a);
@@ -315,7 +287,7 @@ int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_
 		    -1, &st, NULL) != SQLITE_OK)
 		goto db_fail;
 	sqlite3_bind_int64(st, 1, id);
-	err = rows_json(db, st, arr);
+	err = sl_db_rows_into(db, st, arr, "cannot read comparisons");
 	sqlite3_finalize(st);
 	if (err || !json_array_size(arr)) {
 		err = err ? err : sl_error(-ENOENT, "no comparison %lld", (long long)id);
@@ -352,7 +324,7 @@ int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_
 		goto db_fail;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, flagged_only);
-	err = rows_json(db, st, fs);
+	err = sl_db_rows_into(db, st, fs, "cannot read comparisons");
 	sqlite3_finalize(st);
 	if (err)
 		goto fail;
