@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Topology fixtures for unit tests, generated with tests/fixtures/mksysfs ($SL_SRC is the
- * repository root; make check sets it).
+ * Fixtures for unit tests (fixture.h): topologies generated with tests/fixtures/mksysfs
+ * ($SL_SRC is the repository root; make check sets it), scratch paths, one-value queries.
  */
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -30,4 +31,35 @@ struct sl_topo *fixture_topo(const char *shape)
 		exit(1);
 	}
 	return topo;
+}
+
+char *fixture_path(const char *name)
+{
+	static char buf[8][512];
+	static int n;
+	char *p = buf[n++ % 8];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", tap_tmpdir(), name);
+	return p;
+}
+
+int64_t fixture_q_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -999;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return -998;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	} else {
+		diag("q_int: %s: %s", sql, sqlite3_errmsg(db));
+	}
+	sqlite3_close(db);
+	return v;
 }

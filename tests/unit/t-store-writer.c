@@ -15,37 +15,9 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "store.h"
 #include "tap.h"
-
-static char *tmp_path(const char *name)
-{
-	static char buf[8][512];
-	static int n;
-	char *p = buf[n++ % 8];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tap_tmpdir(), name);
-	return p;
-}
-
-static int64_t q_int(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	int64_t v = -999;
-
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		return -998;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			v = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	} else {
-		diag("q_int: %s: %s", sql, sqlite3_errmsg(db));
-	}
-	sqlite3_close(db);
-	return v;
-}
 
 static struct sl_store *new_store(const char *name, int64_t *ret_run)
 {
@@ -56,7 +28,7 @@ static struct sl_store *new_store(const char *name, int64_t *ret_run)
 	struct sl_run_meta m = { .kernel_release = "6.18", .workload = "test" };
 	int64_t host;
 
-	if (sl_store_open(tmp_path(name), SL_STORE_CREATE, &st) ||
+	if (sl_store_open(fixture_path(name), SL_STORE_CREATE, &st) ||
 	    sl_store_host_upsert(st, &h, &host)) {
 		diag("%s", sl_errmsg(-1));
 		exit(1);
@@ -153,28 +125,30 @@ static void test_rows(void)
 	is_int(s.written[SL_ROW_WINDOW] + s.written[SL_ROW_TASK], 11, "stats: window and tasks");
 	is_int(sl_writer_dropped(w), 0, "nothing dropped");
 
-	is_int(q_int(path, "SELECT count(*) FROM wakeups"), 1000, "1000 wakeup rows");
-	is_int(q_int(path, "SELECT count(*) FROM wakeups WHERE waker_pid IS NULL AND "
-			   "waker_cpu IS NULL AND prev_cpu IS NULL AND run_cpu IS NULL AND "
-			   "latency_ns IS NULL AND preempted_pid = 42"),
+	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups"), 1000, "1000 wakeup rows");
+	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups WHERE waker_pid IS NULL AND "
+				   "waker_cpu IS NULL AND prev_cpu IS NULL AND run_cpu IS NULL AND "
+				   "latency_ns IS NULL AND preempted_pid = 42"),
 	       1, "unknowns stored as NULL");
-	is_int(q_int(path, "SELECT count(*) FROM wakeups WHERE preempted_pid IS NULL"), 999,
+	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups WHERE preempted_pid IS NULL"), 999,
 	       "no preemption: NULL");
-	is_int(q_int(path, "SELECT count(*) FROM wakeups_v WHERE class_prev = 'same' AND "
-			   "class_waker = 'llc' AND target_state = 'busy' AND grp = 'postgres'"),
+	is_int(fixture_q_int(path,
+			     "SELECT count(*) FROM wakeups_v WHERE class_prev = 'same' AND "
+			     "class_waker = 'llc' AND target_state = 'busy' AND grp = 'postgres'"),
 	       500, "wakeups_v decodes codes and joins tasks");
-	is_int(q_int(path, "SELECT count(*) FROM sched_slices WHERE end_state = 'R+'"), 1,
+	is_int(fixture_q_int(path, "SELECT count(*) FROM sched_slices WHERE end_state = 'R+'"), 1,
 	       "slice end state R+");
-	is_int(q_int(path, "SELECT count(*) FROM sched_slices WHERE end_state IS NULL"), 1,
+	is_int(fixture_q_int(path, "SELECT count(*) FROM sched_slices WHERE end_state IS NULL"), 1,
 	       "slice cut by run end: NULL");
-	is_int(q_int(path, "SELECT lhp_cost_ns FROM preemptions_v WHERE off_ns IS NULL AND "
-			   "cause = 'wakeup' AND victim_comm = 'postgres'"),
+	is_int(fixture_q_int(path, "SELECT lhp_cost_ns FROM preemptions_v WHERE off_ns IS NULL AND "
+				   "cause = 'wakeup' AND victim_comm = 'postgres'"),
 	       777, "preemption row");
 	/* the example query of schema/README.md, verbatim */
-	is_int(q_int(path, "SELECT w.run_id, count(*) AS missed\n"
-			   "FROM wakeups w JOIN tasks t ON t.run_id = w.run_id AND t.pid = w.pid\n"
-			   "WHERE t.grp = 'postgres' AND w.missed_idle = 1\n"
-			   "GROUP BY w.run_id;") == run,
+	is_int(fixture_q_int(path,
+			     "SELECT w.run_id, count(*) AS missed\n"
+			     "FROM wakeups w JOIN tasks t ON t.run_id = w.run_id AND t.pid = w.pid\n"
+			     "WHERE t.grp = 'postgres' AND w.missed_idle = 1\n"
+			     "GROUP BY w.run_id;") == run,
 	       1, "README query runs");
 	{
 		char sql[256];
@@ -183,12 +157,12 @@ static void test_rows(void)
 			 "SELECT missed FROM (SELECT w.run_id, count(*) AS missed FROM wakeups w "
 			 "JOIN tasks t ON t.run_id = w.run_id AND t.pid = w.pid WHERE t.grp = "
 			 "'postgres' AND w.missed_idle = 1 GROUP BY w.run_id)");
-		is_int(q_int(path, sql), n_pg,
+		is_int(fixture_q_int(path, sql), n_pg,
 		       "README query: postgres wakeups that missed an idle CPU");
 	}
-	is_int(q_int(path, "SELECT missed_idle FROM placement_mix WHERE grp = '*'"), 334,
+	is_int(fixture_q_int(path, "SELECT missed_idle FROM placement_mix WHERE grp = '*'"), 334,
 	       "placement_mix from windows");
-	is_int(q_int(path, "SELECT lat_count FROM windows"), 1000, "window latency count");
+	is_int(fixture_q_int(path, "SELECT lat_count FROM windows"), 1000, "window latency count");
 	{
 		sqlite3 *db;
 		sqlite3_stmt *q;
@@ -209,7 +183,7 @@ static void test_rows(void)
 		sqlite3_finalize(q);
 		sqlite3_close(db);
 	}
-	is_int(q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups'"), 1000,
+	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups'"), 1000,
 	       "chunks account for every wakeup row");
 	is_int(sl_writer_stop(w), 0, "stop");
 	sl_store_close(st);
@@ -255,13 +229,15 @@ static void test_overflow(void)
 	sl_writer_resume(w);
 	is_int(sl_writer_flush(w), 0, "flush");
 	snprintf(sql, sizeof(sql), "SELECT dropped_rows FROM runs WHERE id = %lld", (long long)run);
-	is_int(q_int(path, sql), 34 + 2 + 1, "dropped rows of run 1 stored in runs");
+	is_int(fixture_q_int(path, sql), 34 + 2 + 1, "dropped rows of run 1 stored in runs");
 	snprintf(sql, sizeof(sql), "SELECT dropped_rows FROM runs WHERE id = %lld",
 		 (long long)run2);
-	is_int(q_int(path, sql), 10, "dropped rows of run 2 stored in runs");
-	is_int(q_int(path, "SELECT count(*) FROM wakeups"), 56, "the accepted wakeups are stored");
-	is_int(q_int(path, "SELECT count(*) FROM tasks"), 8, "the accepted tasks are stored");
-	is_int(q_int(path, "SELECT sum(dropped_rows) FROM run_summary"), 47,
+	is_int(fixture_q_int(path, sql), 10, "dropped rows of run 2 stored in runs");
+	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups"), 56,
+	       "the accepted wakeups are stored");
+	is_int(fixture_q_int(path, "SELECT count(*) FROM tasks"), 8,
+	       "the accepted tasks are stored");
+	is_int(fixture_q_int(path, "SELECT sum(dropped_rows) FROM run_summary"), 47,
 	       "run_summary shows the drops");
 
 	/* drops with no rows behind them are stored by a flush too */
@@ -269,7 +245,7 @@ static void test_overflow(void)
 		ok(sl_writer_push_wakeup(w, &(struct sl_wakeup_rec){ .run_id = run2 }), "push");
 	is_int(sl_writer_flush(w), 0, "flush");
 	is_int(sl_writer_stop(w), 0, "stop");
-	is_int(q_int(path, "SELECT sum(dropped_rows) FROM runs"), 47, "no phantom drops");
+	is_int(fixture_q_int(path, "SELECT sum(dropped_rows) FROM runs"), 47, "no phantom drops");
 
 	/* full speed into a small queue: every row is either stored or counted */
 	o = (struct sl_writer_opts){ .capacity = 256 };
@@ -291,10 +267,10 @@ static void test_overflow(void)
 		       (int64_t)attempts, "pushed + dropped = attempts");
 		is_int((int64_t)s.pushed[SL_ROW_WAKEUP], (int64_t)accepted, "pushed = accepted");
 		snprintf(sql, sizeof(sql), "SELECT count(*) FROM wakeups WHERE pid = 200");
-		is_int(q_int(path, sql), (int64_t)accepted, "stored = accepted");
+		is_int(fixture_q_int(path, sql), (int64_t)accepted, "stored = accepted");
 		snprintf(sql, sizeof(sql), "SELECT dropped_rows FROM runs WHERE id = %lld",
 			 (long long)run2);
-		is_int(q_int(path, sql), (int64_t)(10 + s.dropped[SL_ROW_WAKEUP]),
+		is_int(fixture_q_int(path, sql), (int64_t)(10 + s.dropped[SL_ROW_WAKEUP]),
 		       "runs.dropped_rows = dropped");
 	}
 	is_int(sl_writer_stop(w), 0, "stop");
@@ -405,12 +381,12 @@ static void test_disk_full(void)
 	committed = (int64_t)s.written[SL_ROW_WAKEUP];
 	sl_writer_stop(w);
 	sl_store_close(st);
-	is_int(q_int(path, "SELECT count(*) FROM wakeups"), committed,
+	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups"), committed,
 	       "every committed row is there");
-	is_int(q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups'"), committed,
+	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups'"), committed,
 	       "and the chunks agree");
-	is_int(q_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE "
-			   "integrity_check = 'ok'"),
+	is_int(fixture_q_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE "
+				   "integrity_check = 'ok'"),
 	       1, "integrity_check ok");
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "schema-sql.h"
 #include "store-local.h"
 #include "store.h"
@@ -25,36 +26,6 @@ _Static_assert((int)SL_REL_SAME == SL_RREL_SAME && (int)SL_REL_SMT == SL_RREL_SM
 		       (int)SL_REL_REMOTE == SL_RREL_REMOTE &&
 		       (int)SL_REL_UNKNOWN == SL_RREL_UNKNOWN,
 	       "records.h relation codes follow topo.h");
-
-static char *tmp_path(const char *name)
-{
-	static char buf[8][512];
-	static int n;
-	char *p = buf[n++ % 8];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tap_tmpdir(), name);
-	return p;
-}
-
-/* One integer from a raw connection, as a user with the sqlite3 shell would see it. */
-static int64_t q_int(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	int64_t v = -999;
-
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		return -998;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			v = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	} else {
-		diag("q_int: %s: %s", sql, sqlite3_errmsg(db));
-	}
-	sqlite3_close(db);
-	return v;
-}
 
 static int raw_exec(const char *path, const char *sql)
 {
@@ -73,7 +44,7 @@ static bool has_table(const char *path, const char *name)
 	char sql[160];
 
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM sqlite_master WHERE name = '%s'", name);
-	return q_int(path, sql) == 1;
+	return fixture_q_int(path, sql) == 1;
 }
 
 static void write_file(const char *path, const void *buf, size_t len)
@@ -108,7 +79,7 @@ static int64_t add_host_and_run(struct sl_store *st, const char *kernel)
 
 static void test_create(void)
 {
-	const char *path = tmp_path("new.db");
+	const char *path = fixture_path("new.db");
 	struct sl_store *st = NULL;
 	int err;
 
@@ -123,9 +94,12 @@ static void test_create(void)
 	is_int(sl_store_schema_version(st), SL_SCHEMA_VERSION, "created at the latest schema");
 	ok(SL_SCHEMA_VERSION >= 2, "more than one migration ships (%d)", SL_SCHEMA_VERSION);
 	sl_store_close(st);
-	is_int(q_int(path, "PRAGMA user_version"), SL_SCHEMA_VERSION, "user_version on disk");
-	is_int(q_int(path, "PRAGMA application_id"), SL_STORE_APP_ID, "application_id on disk");
-	is_int(q_int(path, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"),
+	is_int(fixture_q_int(path, "PRAGMA user_version"), SL_SCHEMA_VERSION,
+	       "user_version on disk");
+	is_int(fixture_q_int(path, "PRAGMA application_id"), SL_STORE_APP_ID,
+	       "application_id on disk");
+	is_int(fixture_q_int(path,
+			     "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"),
 	       1, "WAL mode persists");
 	const char *tables[] = {
 		"hosts",       "cpus",	  "runs",   "tasks",	   "sched_slices",    "wakeups",
@@ -133,8 +107,8 @@ static void test_create(void)
 	};
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		ok(has_table(path, tables[i]), "table %s exists", tables[i]);
-	is_int(q_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
-			   "tbl_name IN ('sched_slices', 'wakeups', 'preemptions')"),
+	is_int(fixture_q_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+				   "tbl_name IN ('sched_slices', 'wakeups', 'preemptions')"),
 	       0, "no secondary index on the per-event tables");
 	const char *views[] = { "wakeups_v",	 "preemptions_v", "run_summary",
 				"placement_mix", "lhp_by_group",  "flagged_findings" };
@@ -142,7 +116,7 @@ static void test_create(void)
 		char sql[128];
 
 		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", views[i]);
-		is_int(q_int(path, sql), 0, "view %s works (empty)", views[i]);
+		is_int(fixture_q_int(path, sql), 0, "view %s works (empty)", views[i]);
 	}
 
 	err = sl_store_open(path, 0, &st);
@@ -157,7 +131,7 @@ static void test_migrations(void)
 	int err;
 
 	{
-		const char *path = tmp_path("empty.db");
+		const char *path = fixture_path("empty.db");
 		struct sl_store *st = NULL;
 
 		write_file(path, "", 0);
@@ -174,7 +148,7 @@ static void test_migrations(void)
 		const char *path;
 
 		snprintf(name, sizeof(name), "from-v%d.db", from);
-		path = tmp_path(name);
+		path = fixture_path(name);
 		err = sl_store_open_opts(path, &opts, &st);
 		is_int(err, 0, "create at schema %d", from);
 		if (err)
@@ -183,7 +157,8 @@ static void test_migrations(void)
 		run = add_host_and_run(st, "6.1.0-old");
 		ok(run > 0, "schema %d holds a run", from);
 		sl_store_close(st);
-		is_int(q_int(path, "PRAGMA user_version"), from, "user_version %d on disk", from);
+		is_int(fixture_q_int(path, "PRAGMA user_version"), from, "user_version %d on disk",
+		       from);
 		ok(!has_table(path, "findings") || from >= 2, "schema %d has no findings table",
 		   from);
 
@@ -194,20 +169,21 @@ static void test_migrations(void)
 			continue;
 		is_int(sl_store_schema_version(st), SL_SCHEMA_VERSION, "now latest");
 		sl_store_close(st);
-		is_int(q_int(path, "PRAGMA user_version"), SL_SCHEMA_VERSION,
+		is_int(fixture_q_int(path, "PRAGMA user_version"), SL_SCHEMA_VERSION,
 		       "user_version updated");
 		ok(has_table(path, "findings"), "findings table added");
-		is_int(q_int(path, "SELECT count(*) FROM runs WHERE kernel_release = '6.1.0-old'"),
+		is_int(fixture_q_int(path,
+				     "SELECT count(*) FROM runs WHERE kernel_release = '6.1.0-old'"),
 		       1, "the run stored at schema %d survived", from);
-		is_int(q_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE "
-				   "integrity_check = 'ok'"),
+		is_int(fixture_q_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE "
+					   "integrity_check = 'ok'"),
 		       1, "integrity_check ok after migrating from %d", from);
 	}
 }
 
 static void test_migration_atomic(void)
 {
-	const char *path = tmp_path("atomic.db");
+	const char *path = fixture_path("atomic.db");
 	const struct sl_store_step steps[] = {
 		{ "good", "CREATE TABLE a (x INTEGER);" },
 		{ "bad", "CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);" },
@@ -224,13 +200,13 @@ static void test_migration_atomic(void)
 	ok(strstr(sl_errmsg(err), "0002-bad.sql") && strstr(sl_errmsg(err), path),
 	   "message names the migration and the file: %s", sl_errmsg(err));
 	sqlite3_close(db);
-	is_int(q_int(path, "PRAGMA user_version"), 0, "user_version unchanged");
+	is_int(fixture_q_int(path, "PRAGMA user_version"), 0, "user_version unchanged");
 	ok(!has_table(path, "a"), "the first step was rolled back too: one transaction");
 }
 
 static void test_newer(void)
 {
-	const char *path = tmp_path("newer.db");
+	const char *path = fixture_path("newer.db");
 	struct sl_store *st = NULL;
 	char sql[64];
 	int err;
@@ -246,19 +222,20 @@ static void test_newer(void)
 	   "message names the file and what to do: %s", sl_errmsg(err));
 	err = sl_store_open(path, SL_STORE_RDONLY, &st);
 	is_int(err, -SL_ESCHEMA, "refused read-only too");
-	is_int(q_int(path, "PRAGMA user_version"), SL_SCHEMA_VERSION + 1, "file left alone");
+	is_int(fixture_q_int(path, "PRAGMA user_version"), SL_SCHEMA_VERSION + 1,
+	       "file left alone");
 
 	/* an older file opened read-only cannot be migrated */
 	{
 		struct sl_store_opts opts = { .flags = SL_STORE_CREATE, .schema_version = 1 };
-		const char *old = tmp_path("older-ro.db");
+		const char *old = fixture_path("older-ro.db");
 
 		err = sl_store_open_opts(old, &opts, &st);
 		sl_store_close(st);
 		err = sl_store_open(old, SL_STORE_RDONLY, &st);
 		is_int(err, -SL_ESCHEMA, "older file read-only: refused, not migrated");
 		ok(strstr(sl_errmsg(err), "read-write"), "says how to migrate: %s", sl_errmsg(err));
-		is_int(q_int(old, "PRAGMA user_version"), 1, "still schema 1");
+		is_int(fixture_q_int(old, "PRAGMA user_version"), 1, "still schema 1");
 	}
 }
 
@@ -268,7 +245,7 @@ static void test_bad_files(void)
 	int err;
 
 	{
-		const char *path = tmp_path("text.db");
+		const char *path = fixture_path("text.db");
 		char junk[8192];
 
 		memset(junk, 'x', sizeof(junk));
@@ -281,21 +258,22 @@ static void test_bad_files(void)
 			struct stat sb;
 
 			ok(stat(path, &sb) == 0 && sb.st_size == sizeof(junk) &&
-				   access(tmp_path("text.db-wal"), F_OK) != 0,
+				   access(fixture_path("text.db-wal"), F_OK) != 0,
 			   "the file is left untouched, no -wal created");
 		}
 	}
 	{
-		const char *path = tmp_path("foreign.db");
+		const char *path = fixture_path("foreign.db");
 
 		raw_exec(path, "CREATE TABLE recipes (name TEXT)");
 		err = sl_store_open(path, 0, &st);
 		is_int(err, -SL_EFORMAT, "someone else's SQLite database refused");
 		ok(strstr(sl_errmsg(err), "not a schedlens"), "message: %s", sl_errmsg(err));
-		is_int(q_int(path, "SELECT count(*) FROM sqlite_master"), 1, "and left unchanged");
+		is_int(fixture_q_int(path, "SELECT count(*) FROM sqlite_master"), 1,
+		       "and left unchanged");
 	}
 	{
-		const char *path = tmp_path("corrupt.db");
+		const char *path = fixture_path("corrupt.db");
 		char junk[3000];
 		int fd;
 
@@ -314,7 +292,7 @@ static void test_bad_files(void)
 			sl_store_close(st);
 	}
 	{
-		const char *path = tmp_path("ro.db");
+		const char *path = fixture_path("ro.db");
 		struct sl_writer *w = NULL;
 		int64_t run;
 
@@ -333,7 +311,7 @@ static void test_bad_files(void)
 		}
 	}
 	{
-		const char *path = tmp_path("locked.db");
+		const char *path = fixture_path("locked.db");
 		struct sl_store_opts opts = { .busy_ms = 100 };
 		sqlite3 *db;
 
@@ -358,7 +336,7 @@ static void test_bad_files(void)
 		sl_store_close(st);
 	}
 	{
-		const char *path = tmp_path("full.db");
+		const char *path = fixture_path("full.db");
 		struct sl_store_opts opts = { .flags = SL_STORE_CREATE };
 		char big[20000];
 		int64_t pages, good = 0;
@@ -366,7 +344,7 @@ static void test_bad_files(void)
 
 		err = sl_store_open_opts(path, &opts, &st);
 		sl_store_close(st);
-		pages = q_int(path, "PRAGMA page_count");
+		pages = fixture_q_int(path, "PRAGMA page_count");
 		memset(big, 'c', sizeof(big) - 1);
 		big[sizeof(big) - 1] = 0;
 		opts.max_page_count = pages + 40;
@@ -388,17 +366,17 @@ static void test_bad_files(void)
 		   "message: %s", sl_errmsg(err));
 		ok(good > 0, "%lld runs fitted before", (long long)good);
 		sl_store_close(st);
-		is_int(q_int(path, "SELECT count(*) FROM runs"), good,
+		is_int(fixture_q_int(path, "SELECT count(*) FROM runs"), good,
 		       "every committed run is there");
-		is_int(q_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE "
-				   "integrity_check = 'ok'"),
+		is_int(fixture_q_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE "
+					   "integrity_check = 'ok'"),
 		       1, "integrity_check ok");
 	}
 }
 
 static void test_hosts_runs(void)
 {
-	const char *path = tmp_path("runs.db");
+	const char *path = fixture_path("runs.db");
 	struct sl_store *st = NULL;
 	struct sl_cpu_row cpus[3] = { { 0, true, 0, 0, 0, 0 },
 				      { 1, false, 0, 0, 0, -1 },
@@ -440,19 +418,23 @@ static void test_hosts_runs(void)
 	is_int(err, -ENOENT, "ending an unknown run: -ENOENT");
 	sl_store_close(st);
 
-	is_int(q_int(path, "SELECT count(*) FROM cpus"), 6, "3 cpus rows per host row");
-	is_int(q_int(path, "SELECT count(*) FROM cpus WHERE online = 0 AND core IS NULL"), 2,
-	       "offline CPUs stored without topology");
-	is_int(q_int(path, "SELECT count(*) FROM cpus WHERE node IS NULL"), 4,
+	is_int(fixture_q_int(path, "SELECT count(*) FROM cpus"), 6, "3 cpus rows per host row");
+	is_int(fixture_q_int(path, "SELECT count(*) FROM cpus WHERE online = 0 AND core IS NULL"),
+	       2, "offline CPUs stored without topology");
+	is_int(fixture_q_int(path, "SELECT count(*) FROM cpus WHERE node IS NULL"), 4,
 	       "unknown node is NULL");
-	is_int(q_int(path, "SELECT events + lost_events + has_gaps FROM runs"), 1240, "totals");
-	is_int(q_int(path, "SELECT end_ns - start_ns FROM runs"), 2500000000ll, "start and end");
-	is_int(q_int(path, "SELECT count(*) FROM runs WHERE preempt_mode = 'lazy' AND "
-			   "boot_id = 'b00t' AND sched_sysctls LIKE 'sched_rr%' AND "
-			   "recorder_version <> '' AND end_wall >= start_wall AND source = 'live'"),
+	is_int(fixture_q_int(path, "SELECT events + lost_events + has_gaps FROM runs"), 1240,
+	       "totals");
+	is_int(fixture_q_int(path, "SELECT end_ns - start_ns FROM runs"), 2500000000ll,
+	       "start and end");
+	is_int(fixture_q_int(
+		       path,
+		       "SELECT count(*) FROM runs WHERE preempt_mode = 'lazy' AND "
+		       "boot_id = 'b00t' AND sched_sysctls LIKE 'sched_rr%' AND "
+		       "recorder_version <> '' AND end_wall >= start_wall AND source = 'live'"),
 	       1, "metadata stored");
-	is_int(q_int(path, "SELECT count(*) FROM run_summary WHERE hostname = 'kind' AND "
-			   "seconds = 2.5"),
+	is_int(fixture_q_int(path, "SELECT count(*) FROM run_summary WHERE hostname = 'kind' AND "
+				   "seconds = 2.5"),
 	       1, "run_summary view");
 }
 
