@@ -429,6 +429,31 @@ static inline void rd_comm(const uint8_t *d, int size, const struct sl_field *f,
 		src = d + (loc & 0xffff);
 		len = loc >> 16;
 	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && SL_COMM_LEN == 16
+	if (len == SL_COMM_LEN) {
+		/* the usual char[16]: two words, cut at the first NUL without a byte loop */
+		uint64_t w[2];
+
+		memcpy(w, src, 16);
+		w[1] &= ~(0xffull << 56);
+		for (int i = 0; i < 2; i++) {
+			uint64_t z = (w[i] - 0x0101010101010101ull) & ~w[i] & 0x8080808080808080ull;
+
+			if (z) {
+				/* the lowest flagged byte is the first NUL (higher flags may be
+				 * false, which does not matter) */
+				int k = __builtin_ctzll(z) / 8;
+
+				w[i] &= k ? ~0ull >> (64 - 8 * k) : 0;
+				if (i == 0)
+					w[1] = 0;
+				break;
+			}
+		}
+		memcpy(out, w, 16);
+		return;
+	}
+#endif
 	if (len > SL_COMM_LEN - 1)
 		len = SL_COMM_LEN - 1;
 	/* NUL-padded, so that consumers can compare comms as 16 bytes (the engine does) */

@@ -214,6 +214,22 @@ static void test_decode(void)
 	ok(ev.sw.prev_state == 'R' && ev.sw.prev_preempt == 1, "prev_state 256 is R+");
 	is_str(ev.sw.prev_comm, "postgres", "prev_comm");
 	is_str(ev.sw.next_comm, "pgbench-with-a-", "next_comm truncated and terminated");
+	/* bytes after a comm's NUL are not part of it: out comes NUL-padded to 16 bytes */
+	memcpy(rec + 8, "ab\0xyzuvwabcdef", 16);
+	memcpy(rec + 40, "postgres\0junk!!", 16);
+	memset(&ev, 0x55, sizeof(ev));
+	is_int(sl_sched_decode(&sf, rec, 64, &ev), 1, "switch record with junk after NULs");
+	ok(!memcmp(ev.sw.prev_comm, "ab\0\0\0\0\0\0\0\0\0\0\0\0\0", 16),
+	   "prev_comm NUL-padded (NUL in the first word)");
+	ok(!memcmp(ev.sw.next_comm, "postgres\0\0\0\0\0\0\0", 16),
+	   "next_comm NUL-padded (NUL in the second word)");
+	memcpy(rec + 8, "\0bcdefghijklmno", 16);
+	memcpy(rec + 40, "1234567\0abcdefg", 16);
+	is_int(sl_sched_decode(&sf, rec, 64, &ev), 1, "switch record with edge NULs");
+	ok(!memcmp(ev.sw.prev_comm, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16),
+	   "an empty comm is all NULs");
+	ok(!memcmp(ev.sw.next_comm, "1234567\0\0\0\0\0\0\0\0", 16),
+	   "a NUL at byte 7 ends the comm");
 	is_int(sl_sched_decode(&sf, rec, 40, &ev), -1, "a truncated record is refused");
 
 	/* sched_migrate_task with a __data_loc comm placed after the fixed part */
