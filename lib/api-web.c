@@ -2,7 +2,9 @@
 /*
  * Queries behind the dashboard's heatmap, latency overlay and LHP view (api-web.h). Like
  * api.c: constant SQL, bound parameters, rows as JSON objects keyed by column name. The
- * per-event tables have no index, so each call here is one scan of a run's rows.
+ * heatmap reads the per-minute cpu_counts (indexed, kept like windows); the per-event
+ * tables have no index, so the other calls (and the heatmap of runs stored before schema
+ * 5) are one scan of a run's rows.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -63,12 +65,43 @@ static int run_start(sqlite3 *db, int64_t run_id, int64_t *ret_start_ns)
 				   sl_db_error(db, "cannot read runs");
 }
 
+/* Whether the run has cpu_counts rows (runs stored since schema 5 that got wakeups). */
+static int has_cpu_counts(sqlite3 *db, int64_t run_id, bool *ret)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM cpu_counts WHERE run_id = ?1 LIMIT 1", -1, &st,
+			       NULL))
+		return sl_db_error(db, "cannot prepare query");
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sl_db_error(db, "cannot read cpu_counts");
+	*ret = rc == SQLITE_ROW;
+	return 0;
+}
+
+/* Wakeups per target CPU in [?2, ?3) of run ?1: the minutes that overlap the range ... */
+static const char cpus_from_minutes[] =
+	"SELECT cpu, SUM(wakeups) AS wakeups, SUM(busy) AS busy, SUM(idle) AS idle, "
+	"SUM(missed_idle) AS missed_idle FROM cpu_counts WHERE run_id = ?1 AND start_ns < ?3 "
+	"AND start_ns + dur_ns > ?2 GROUP BY cpu ORDER BY cpu";
+/* ... or, for runs stored before schema 5, the per-wakeup rows (a scan) */
+static const char cpus_from_wakeups[] =
+	"SELECT target_cpu AS cpu, COUNT(*) AS wakeups, SUM(target_state IN (1, 2)) AS busy, "
+	"SUM(target_state = 0) AS idle, SUM(missed_idle) AS missed_idle FROM wakeups "
+	"WHERE run_id = ?1 AND ts_ns >= ?2 AND ts_ns < ?3 AND target_cpu IS NOT NULL "
+	"GROUP BY target_cpu ORDER BY target_cpu";
+
 int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64_t to_ns,
 		json_t **ret)
 {
 	sqlite3 *db = sl_store_db(store);
 	int64_t to = to_ns && to_ns < INT64_MAX ? (int64_t)to_ns : INT64_MAX, start, total = 0;
 	json_t *cpus, *counts;
+	bool minutes = false;
 	size_t i;
 	int err;
 
@@ -81,14 +114,9 @@ int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64
 			"JOIN runs r ON r.host_id = c.host_id WHERE r.id = ?1 ORDER BY c.cpu",
 			run_id, 0, 0, &cpus)))
 		return err;
-	if ((err = rows(db,
-			"SELECT target_cpu AS cpu, COUNT(*) AS wakeups, "
-			"SUM(target_state IN (1, 2)) AS busy, SUM(target_state = 0) AS idle, "
-			"SUM(missed_idle) AS missed_idle FROM wakeups WHERE run_id = ?1 "
-			"AND ts_ns >= ?2 AND ts_ns < ?3 AND target_cpu IS NOT NULL "
-			"GROUP BY target_cpu",
-			run_id, (int64_t)(from_ns > INT64_MAX ? INT64_MAX : from_ns), to,
-			&counts))) {
+	if ((err = has_cpu_counts(db, run_id, &minutes)) ||
+	    (err = rows(db, minutes ? cpus_from_minutes : cpus_from_wakeups, run_id,
+			(int64_t)(from_ns > INT64_MAX ? INT64_MAX : from_ns), to, &counts))) {
 		json_decref(cpus);
 		return err;
 	}

@@ -18,8 +18,11 @@
  * The run's host CPUs with the wakeups that landed on each in [from_ns, to_ns) (to 0: no
  * bound): {run_id, from_ns, to_ns, wakeups, cpus:[{cpu, online, core, llc, package, node,
  * wakeups, busy, idle, missed_idle}]}. busy counts busy or claimed targets. Counts come
- * from the per-wakeup rows, which retention keeps for a bounded span: wakeups is 0 when
- * none are left.
+ * from cpu_counts (schema 5, every run whatever its event-rows mode, kept like windows),
+ * whose time resolution is one minute: the minutes that overlap [from_ns, to_ns) count
+ * whole; a running run's current minute is there once it is over. Runs stored before
+ * schema 5 have none: their counts come from the per-wakeup rows (exact times), which
+ * retention keeps for a bounded span, so wakeups is 0 when none are left.
  */
 int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64_t to_ns,
 		json_t **ret);

@@ -84,6 +84,11 @@ void sl_engine_get_stats(const struct sl_engine *e, struct sl_engine_stats *ret_
 	ret_stats->tasks = e->tasks.used;
 }
 
+uint64_t sl_engine_origin_ns(const struct sl_engine *e)
+{
+	return e->started ? e->origin_ns : 0;
+}
+
 bool engine_cpu_known(const struct sl_engine *e, int cpu)
 {
 	return cpu >= 0 && cpu < e->nr_cpus && e->cpus[cpu].known;

@@ -130,6 +130,12 @@ void sl_engine_finish(struct sl_engine *e, uint64_t end_ns);
 
 void sl_engine_get_stats(const struct sl_engine *e, struct sl_engine_stats *ret_stats);
 
+/*
+ * The start of window 0: the first event's time (every window starts at it plus a multiple
+ * of window_ns). 0 before the first event.
+ */
+uint64_t sl_engine_origin_ns(const struct sl_engine *e);
+
 /* Group name of a pid as the engine sees it now; NULL if unknown. Valid until the next
  * feed. */
 const char *sl_engine_task_group(const struct sl_engine *e, int32_t pid);

@@ -161,4 +161,19 @@ struct sl_window_rec {
 	struct sl_hist latency; /* wakeup latency */
 };
 
+/*
+ * Wakeups that landed on one CPU in one minute of a run (lib/cpu-counts.h): the topology
+ * heatmap's numbers, kept like the windows whether or not per-wakeup rows are stored.
+ */
+struct sl_cpu_count_rec {
+	int64_t run_id;
+	uint64_t start_ns; /* the minute: windows' origin + k * 60 s */
+	uint64_t dur_ns; /* 60 s; the run's last minute ends at the run's end */
+	int32_t cpu; /* the target CPU */
+	uint32_t wakeups; /* wakeups of any kind with this target */
+	uint32_t busy; /* of which the target was busy or claimed */
+	uint32_t idle; /* of which it was idle */
+	uint32_t missed_idle; /* of which an idle CPU of the same LLC was passed over */
+};
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu-counts.h"
 #include "error.h"
 #include "facts.h"
 #include "session.h"
@@ -18,6 +19,7 @@ struct sl_session {
 	struct sl_writer *writer;
 	struct sl_engine *engine;
 	struct sl_facts *facts; /* raw facts for an exact export (lib/facts.h) */
+	struct sl_cpu_counts *cpu_counts; /* the heatmap's counts, whatever is stored */
 	bool wait_for_writer;
 	uint64_t fed;
 	int64_t run_id;
@@ -68,8 +70,15 @@ static void sink_wakeup(void *ctx, const struct sl_wakeup_rec *r)
 {
 	struct sl_session *s = ctx;
 
+	if (s->cpu_counts)
+		sl_cpu_counts_add(s->cpu_counts, sl_engine_origin_ns(s->engine), r);
 	if (s->writer && !s->windows_only)
 		sl_writer_push_wakeup(s->writer, r);
+}
+
+static void push_cpu_count(void *ctx, const struct sl_cpu_count_rec *r)
+{
+	sl_writer_push_cpu_count(ctx, r);
 }
 
 static void sink_preempt(void *ctx, const struct sl_preempt_rec *r)
@@ -155,6 +164,7 @@ int sl_session_open(const struct sl_session_opts *o, struct sl_session **ret_ses
 		.task = sink_task,
 		.window = sink_window,
 	};
+	uint64_t lag;
 	int err;
 
 	if (!s)
@@ -184,6 +194,14 @@ int sl_session_open(const struct sl_session_opts *o, struct sl_session **ret_ses
 	if ((err = sl_engine_new(&cfg, &sink, &s->engine)))
 		goto fail;
 	s->wait_for_writer = o->wait_for_writer;
+	/* a wakeup record comes at most the close lag (default 2 windows + horizon) and a
+	 * window's sweep after its wakeup */
+	lag = cfg.close_lag_ns + 3 * cfg.window_ns + cfg.lhp_horizon_ns;
+	if (s->writer &&
+	    !(s->cpu_counts = sl_cpu_counts_new(s->run_id, lag, push_cpu_count, s->writer))) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	if (s->writer && !o->windows_only) {
 		struct sl_sched_handler h;
 
@@ -202,6 +220,7 @@ int sl_session_open(const struct sl_session_opts *o, struct sl_session **ret_ses
 fail:
 	sl_engine_free(s->engine);
 	sl_facts_free(s->facts);
+	sl_cpu_counts_free(s->cpu_counts);
 	if (s->writer)
 		sl_writer_stop(s->writer);
 	sl_store_close(s->store);
@@ -282,6 +301,8 @@ int sl_session_close(struct sl_session *s, const struct sl_run_totals *totals,
 	sl_engine_finish(s->engine, totals->end_ns);
 	sl_engine_get_stats(s->engine, &ret->engine);
 	ret->run_id = s->run_id;
+	if (s->cpu_counts)
+		sl_cpu_counts_finish(s->cpu_counts, totals->end_ns);
 	if (s->writer) {
 		err = sl_writer_flush(s->writer);
 		sl_writer_get_stats(s->writer, &ret->writer);
@@ -297,6 +318,7 @@ int sl_session_close(struct sl_session *s, const struct sl_run_totals *totals,
 	sl_store_close(s->store);
 	sl_engine_free(s->engine);
 	sl_facts_free(s->facts);
+	sl_cpu_counts_free(s->cpu_counts);
 	/* "*" first, then the busiest groups */
 	for (int i = 0; i < s->nr_groups; i++) {
 		if (!strcmp(s->groups[i].grp, SL_GROUP_ALL) && i) {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Retention by whole chunks. The writer appends each chunked table (sched_slices, wakeups,
- * preemptions, windows) in chunks: contiguous rowid ranges recorded in the `chunks` table
- * in the same transaction as their rows. Deleting a chunk is then a rowid-range delete,
- * which SQLite does by walking the table's B-tree from the first rowid: no index on time
- * is needed on the hot tables (an index would halve insert speed, NOTES.md), and the
- * cost is proportional to the rows deleted, not to the table. The alternative, a WITHOUT
- * ROWID table keyed by (chunk, ...), inserts about 20% slower (NOTES.md). Chunks are aged by
- * the wall time they were closed at, since trace clocks restart with every boot.
+ * preemptions, sched_facts; windows and cpu_counts, kept longer) in chunks: contiguous
+ * rowid ranges recorded in the `chunks` table in the same transaction as their rows.
+ * Deleting a chunk is then a rowid-range delete, which SQLite does by walking the table's
+ * B-tree from the first rowid: no index on time is needed on the hot tables (an index
+ * would halve insert speed, NOTES.md), and the cost is proportional to the rows deleted,
+ * not to the table. The alternative, a WITHOUT ROWID table keyed by (chunk, ...), inserts
+ * about 20% slower (NOTES.md). Chunks are aged by the wall time they were closed at, since
+ * trace clocks restart with every boot.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,9 +19,10 @@
 #include "store-local.h"
 
 const char *const sl_store_chunk_table[SL_ROW_TYPES] = {
-	[SL_ROW_SLICE] = "sched_slices",  [SL_ROW_WAKEUP] = "wakeups",
-	[SL_ROW_PREEMPT] = "preemptions", [SL_ROW_TASK] = NULL,
-	[SL_ROW_WINDOW] = "windows",	  [SL_ROW_FACT] = "sched_facts",
+	[SL_ROW_SLICE] = "sched_slices",   [SL_ROW_WAKEUP] = "wakeups",
+	[SL_ROW_PREEMPT] = "preemptions",  [SL_ROW_TASK] = NULL,
+	[SL_ROW_WINDOW] = "windows",	   [SL_ROW_FACT] = "sched_facts",
+	[SL_ROW_CPU_COUNT] = "cpu_counts",
 };
 
 void sl_retention_default(struct sl_retention *r)
@@ -223,7 +225,8 @@ int sl_store_retention_db(sqlite3 *db, const char *path, const struct sl_retenti
 		if (err)
 			goto free;
 	}
-	/* The size cap: per-event chunks go first, windows only when none is left. */
+	/* The size cap: per-event chunks go first, windows and CPU counts only when none is
+	 * left. */
 	for (int pass = 0; pass < 2 && policy->max_bytes; pass++) {
 		for (size_t i = 0; i < nr; i++) {
 			int64_t used;

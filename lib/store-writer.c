@@ -6,7 +6,8 @@
  * prepared statement per table inside long transactions (committed every commit_ms or
  * commit_rows, or when someone flushes), keeps the retention chunks up to date in the same
  * transactions, adds the drop counts to runs.dropped_rows, and applies retention between
- * transactions.
+ * transactions. Tasks, windows and CPU counts are the rows kept long term: they may use the
+ * whole ring, the per-event rows only 7/8 of it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +37,7 @@ struct qitem {
 		struct sl_task_rec task;
 		struct sl_window_rec *window; /* owned by the queue: windows are large and rare */
 		struct sl_fact_rec fact;
+		struct sl_cpu_count_rec cpu_count;
 	};
 };
 
@@ -111,6 +113,8 @@ static const char *const insert_sql[SL_ROW_TYPES] = {
 			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_FACT] = "INSERT INTO sched_facts (run_id, ts_ns, seq, cpu, kind, common_pid, pid, "
 			"arg1, arg2, arg3, txt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[SL_ROW_CPU_COUNT] = "INSERT INTO cpu_counts (run_id, start_ns, dur_ns, cpu, wakeups, "
+			     "busy, idle, missed_idle) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 _Static_assert(SL_POL_COUNT == 5, "windows has five pol_* columns");
@@ -139,6 +143,8 @@ static int64_t item_run_id(int type, const void *rec)
 		return ((const struct sl_task_rec *)rec)->run_id;
 	case SL_ROW_FACT:
 		return ((const struct sl_fact_rec *)rec)->run_id;
+	case SL_ROW_CPU_COUNT:
+		return ((const struct sl_cpu_count_rec *)rec)->run_id;
 	default:
 		return ((const struct sl_window_rec *)rec)->run_id;
 	}
@@ -157,6 +163,12 @@ static void add_drops(struct sl_writer *w, int64_t run_id, uint64_t n)
 	/* more than DROP_SLOTS runs dropping at once: counted in the stats only */
 }
 
+/* Rows kept long term: never refused for the per-event share of the ring. */
+static bool long_term(int type)
+{
+	return type == SL_ROW_TASK || type == SL_ROW_WINDOW || type == SL_ROW_CPU_COUNT;
+}
+
 /* Under lock. */
 static void count_drop(struct sl_writer *w, int type, int64_t run_id)
 {
@@ -170,8 +182,8 @@ static bool push(struct sl_writer *w, int type, const void *rec, size_t size)
 	struct qitem *it;
 
 	pthread_mutex_lock(&w->lock);
-	/* event rows leave the last 1/8 of the ring to tasks and windows */
-	limit = type == SL_ROW_TASK || type == SL_ROW_WINDOW ? w->cap : w->event_limit;
+	/* event rows leave the last 1/8 of the ring to tasks, windows and CPU counts */
+	limit = long_term(type) ? w->cap : w->event_limit;
 	if (w->count >= limit || w->stopping) {
 		count_drop(w, type, item_run_id(type, type == SL_ROW_WINDOW ? *(void **)rec : rec));
 		pthread_mutex_unlock(&w->lock);
@@ -217,6 +229,11 @@ bool sl_writer_push_task(struct sl_writer *w, const struct sl_task_rec *rec)
 bool sl_writer_push_fact(struct sl_writer *w, const struct sl_fact_rec *rec)
 {
 	return push(w, SL_ROW_FACT, rec, sizeof(*rec));
+}
+
+bool sl_writer_push_cpu_count(struct sl_writer *w, const struct sl_cpu_count_rec *rec)
+{
+	return push(w, SL_ROW_CPU_COUNT, rec, sizeof(*rec));
 }
 
 bool sl_writer_push_window(struct sl_writer *w, const struct sl_window_rec *rec)
@@ -352,6 +369,19 @@ static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t
 				  SQLITE_STATIC);
 		sqlite3_bind_int64(st, o + 6, (int64_t)r->first_ns);
 		return (int64_t)r->first_ns;
+	}
+	case SL_ROW_CPU_COUNT: {
+		const struct sl_cpu_count_rec *r = &it->cpu_count;
+
+		sqlite3_bind_int64(st, o + 1, r->run_id);
+		sqlite3_bind_int64(st, o + 2, (int64_t)r->start_ns);
+		sqlite3_bind_int64(st, o + 3, (int64_t)r->dur_ns);
+		sqlite3_bind_int(st, o + 4, r->cpu);
+		sqlite3_bind_int64(st, o + 5, r->wakeups);
+		sqlite3_bind_int64(st, o + 6, r->busy);
+		sqlite3_bind_int64(st, o + 7, r->idle);
+		sqlite3_bind_int64(st, o + 8, r->missed_idle);
+		return (int64_t)r->start_ns;
 	}
 	default: {
 		const struct sl_window_rec *r = it->window;
@@ -833,7 +863,7 @@ int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 	for (int t = 0; t < SL_ROW_TYPES && !err; t++) {
 		err = prepare(w, insert_sql[t], &w->ins[t]);
 		w->ncols[t] = sqlite3_bind_parameter_count(w->ins[t]);
-		if (!err && t != SL_ROW_TASK && t != SL_ROW_WINDOW)
+		if (!err && !long_term(t))
 			err = prepare_multi(w, t);
 	}
 	if (!err)

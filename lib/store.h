@@ -4,11 +4,11 @@
  * HTTP API read it. sl_store_open() opens (or creates) the file, refuses files that are
  * not ours or newer than this binary, and migrates older ones with the embedded
  * schema/NNNN-*.sql in one transaction. Hosts and runs are written directly; the bulk
- * rows (slices, wakeups, preemptions, tasks, windows) go through a writer thread fed by a
- * bounded queue that never blocks the caller: when it is full a row is dropped and
- * counted, and the count is stored in runs.dropped_rows. Retention deletes old rows by
- * whole chunks. Every function returns 0 or a negative code with a message naming the
- * file and what to do (sl_errmsg()).
+ * rows (slices, wakeups, preemptions, tasks, windows, CPU counts) go through a writer
+ * thread fed by a bounded queue that never blocks the caller: when it is full a row is
+ * dropped and counted, and the count is stored in runs.dropped_rows. Retention deletes old
+ * rows by whole chunks. Every function returns 0 or a negative code with a message naming
+ * the file and what to do (sl_errmsg()).
  */
 #ifndef SL_STORE_H
 #define SL_STORE_H
@@ -124,17 +124,18 @@ struct sl_run_totals {
 int sl_store_run_end(struct sl_store *store, int64_t run_id, const struct sl_run_totals *t);
 
 /*
- * Retention. Per-event rows (sched_slices, wakeups, preemptions) and windows are written
- * in chunks: a new chunk starts every chunk_span_ns of wall time or chunk_rows rows. Whole
- * closed chunks are deleted, oldest first, when their newest row is older than the keep
- * span, when a per-event table holds more than event_max_rows, or when the file's used
- * bytes exceed max_bytes (per-event chunks first, then windows). 0 means "no limit" for
- * the keeps and caps; the defaults below are what sl_retention_default() gives.
+ * Retention. Per-event rows (sched_slices, wakeups, preemptions, sched_facts), windows and
+ * cpu_counts are written in chunks: a new chunk starts every chunk_span_ns of wall time
+ * or chunk_rows rows. Whole closed chunks are deleted, oldest first, when their newest row
+ * is older than the keep span, when a per-event table holds more than event_max_rows, or
+ * when the file's used bytes exceed max_bytes (per-event chunks first, then windows and
+ * cpu_counts). 0 means "no limit" for the keeps and caps; the defaults below are what
+ * sl_retention_default() gives.
  */
 struct sl_retention {
 	uint64_t event_keep_ns; /* default 24 h */
 	uint64_t event_max_rows; /* per table; default 50 M */
-	uint64_t window_keep_ns; /* default 400 days */
+	uint64_t window_keep_ns; /* windows and cpu_counts; default 400 days */
 	uint64_t max_bytes; /* default 0: no size cap */
 	uint64_t chunk_span_ns; /* default 10 min */
 	uint64_t chunk_rows; /* default 1 M */
@@ -163,12 +164,13 @@ enum sl_row_type {
 	SL_ROW_TASK,
 	SL_ROW_WINDOW,
 	SL_ROW_FACT, /* lib/facts.h */
+	SL_ROW_CPU_COUNT, /* lib/cpu-counts.h; kept like windows */
 	SL_ROW_TYPES
 };
 
 struct sl_writer_opts {
-	size_t capacity; /* rows queued; default 65536. The last 1/8 is kept
-				     for tasks and windows: event rows are dropped first */
+	size_t capacity; /* rows queued; default 65536. The last 1/8 is kept for tasks,
+				     windows and CPU counts: event rows are dropped first */
 	unsigned int commit_ms; /* commit at least this often; default 250 */
 	size_t commit_rows; /* or after this many rows; default 200000 */
 	unsigned int retention_ms; /* apply retention this often; default 10000, 0 = never */
@@ -197,6 +199,7 @@ bool sl_writer_push_task(struct sl_writer *w, const struct sl_task_rec *rec);
 bool sl_writer_push_window(struct sl_writer *w, const struct sl_window_rec *rec);
 struct sl_fact_rec;
 bool sl_writer_push_fact(struct sl_writer *w, const struct sl_fact_rec *rec);
+bool sl_writer_push_cpu_count(struct sl_writer *w, const struct sl_cpu_count_rec *rec);
 
 /* Unblocks a writer started with start_paused. */
 void sl_writer_resume(struct sl_writer *w);
