@@ -20,6 +20,7 @@ struct sl_text_parser {
 	int32_t tgid;
 	enum sl_text_style style;
 	bool nsec;
+	bool no_fast; /* tests: the general path only */
 	uint64_t last_ts; /* newest timestamp of any CPU: the time of a lost-events marker */
 	uint64_t *cpu_ts; /* newest timestamp per CPU, +1 (0: none yet) */
 };
@@ -77,6 +78,11 @@ bool sl_text_parser_nsec(const struct sl_text_parser *p)
 	return p->nsec;
 }
 
+void sl_text_parser_set_fast(struct sl_text_parser *p, bool on)
+{
+	p->no_fast = !on;
+}
+
 /* --- bounded string helpers ----------------------------------------------------------- */
 
 static bool is_digit(char c)
@@ -84,15 +90,48 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* Needles are string literals: inlined, their strlen is a constant. */
+/*
+ * memcmp(a, b, n) == 0 for a constant n: two overlapping 8-byte loads from 8 bytes up (libc's
+ * memcmp is a call, and these keys are compared on every line).
+ */
+static inline __attribute__((always_inline)) bool same(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y, u, v;
+
+	if (n < 8 || n > 16)
+		return !memcmp(a, b, n);
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+	memcpy(&u, a + n - 8, 8);
+	memcpy(&v, b + n - 8, 8);
+	return x == y && u == v;
+}
+
+/*
+ * Needles are string literals: inlined, their strlen is a constant. The first occurrence,
+ * found by memchr on the needle's first byte that is neither a space nor '=' (those are on
+ * every line; glibc's memmem costs ~300 instructions a call on these short lines).
+ */
 static inline __attribute__((always_inline)) const char *find(const char *s, const char *end,
 							      const char *needle)
 {
-	size_t n = strlen(needle);
+	size_t n = strlen(needle), a = 0;
+	const char *q, *lim;
 
 	if (end - s < (ptrdiff_t)n)
 		return NULL;
-	return memmem(s, end - s, needle, n);
+	while (a + 1 < n && (needle[a] == ' ' || needle[a] == '='))
+		a++;
+	/* a match starts in [s, end - n], so its anchor byte lies in [s + a, end - n + a] */
+	lim = end - n + a + 1;
+	for (q = s + a; q < lim; q++) {
+		q = memchr(q, needle[a], lim - q);
+		if (!q)
+			return NULL;
+		if (same(q - a, needle, n))
+			return q - a;
+	}
+	return NULL;
 }
 
 static inline __attribute__((always_inline)) const char *rfind(const char *s, const char *end,
@@ -103,7 +142,7 @@ static inline __attribute__((always_inline)) const char *rfind(const char *s, co
 	if (end - s < (ptrdiff_t)n)
 		return NULL;
 	for (const char *q = end - n; q >= s; q--)
-		if (*q == needle[0] && !memcmp(q, needle, n))
+		if (*q == needle[0] && same(q, needle, n))
 			return q;
 	return NULL;
 }
@@ -113,11 +152,12 @@ static inline __attribute__((always_inline)) bool starts(const char *s, const ch
 {
 	size_t n = strlen(prefix);
 
-	return end - s >= (ptrdiff_t)n && !memcmp(s, prefix, n);
+	return end - s >= (ptrdiff_t)n && same(s, prefix, n);
 }
 
 /* The whole of [s, e) as a decimal integer (an optional '-', at most 12 digits). */
-static int parse_num(const char *s, const char *e, int64_t *ret)
+static inline __attribute__((always_inline)) int parse_num(const char *s, const char *e,
+							   int64_t *ret)
 {
 	bool neg = false;
 	int64_t v = 0;
@@ -128,11 +168,13 @@ static int parse_num(const char *s, const char *e, int64_t *ret)
 	}
 	if (s >= e || e - s > 12)
 		return -1;
-	for (; s < e; s++) {
-		if (!is_digit(*s))
+	do {
+		unsigned int d = (unsigned char)*s - '0';
+
+		if (d > 9)
 			return -1;
-		v = v * 10 + (*s - '0');
-	}
+		v = v * 10 + d;
+	} while (++s < e);
 	*ret = neg ? -v : v;
 	return 0;
 }
@@ -156,20 +198,29 @@ static int copy_comm(const struct line *l, const char *s, const char *e, char *o
 	return 0;
 }
 
-/* [s, e) is a number in [lo, hi], else an error naming the field. */
-static int field_num(const struct line *l, const char *s, const char *e, int64_t lo, int64_t hi,
-		     const char *name, int64_t *ret)
+static __attribute__((noinline, cold)) int field_err(const struct line *l, const char *s,
+						     const char *e, int64_t lo, int64_t hi,
+						     const char *name)
 {
-	if (parse_num(s, e, ret) < 0) {
+	int64_t v;
+
+	if (parse_num(s, e, &v) < 0) {
 		sl_error(-SL_EPARSE, "line %llu: bad %s", (unsigned long long)l->p->lineno, name);
 		return -SL_EPARSE;
 	}
-	if (*ret < lo || *ret > hi) {
-		sl_error(-SL_ERANGE, "line %llu: %s %lld out of range [%lld, %lld]",
-			 (unsigned long long)l->p->lineno, name, (long long)*ret, (long long)lo,
-			 (long long)hi);
-		return -SL_ERANGE;
-	}
+	sl_error(-SL_ERANGE, "line %llu: %s %lld out of range [%lld, %lld]",
+		 (unsigned long long)l->p->lineno, name, (long long)v, (long long)lo,
+		 (long long)hi);
+	return -SL_ERANGE;
+}
+
+/* [s, e) is a number in [lo, hi], else an error naming the field. */
+static inline __attribute__((always_inline)) int field_num(const struct line *l, const char *s,
+							   const char *e, int64_t lo, int64_t hi,
+							   const char *name, int64_t *ret)
+{
+	if (__builtin_expect(parse_num(s, e, ret) < 0 || *ret < lo || *ret > hi, 0))
+		return field_err(l, s, e, lo, hi, name);
 	return 0;
 }
 
@@ -183,7 +234,7 @@ static const char *value_end(const char *v, const char *e)
 
 #define PID(l, s, e, name, out)                                             \
 	do {                                                                \
-		int64_t v_;                                                 \
+		int64_t v_ = 0;                                             \
 		int r_ = field_num(l, s, e, 0, SL_TEXT_PID_MAX, name, &v_); \
 		if (r_ < 0)                                                 \
 			return r_;                                          \
@@ -191,7 +242,7 @@ static const char *value_end(const char *v, const char *e)
 	} while (0)
 #define PRIO(l, s, e, name, out)                                                            \
 	do {                                                                                \
-		int64_t v_;                                                                 \
+		int64_t v_ = 0;                                                             \
 		int r_ = field_num(l, s, e, SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, name, &v_); \
 		if (r_ < 0)                                                                 \
 			return r_;                                                          \
@@ -199,7 +250,7 @@ static const char *value_end(const char *v, const char *e)
 	} while (0)
 #define CPU(l, s, e, name, out)                                                  \
 	do {                                                                     \
-		int64_t v_;                                                      \
+		int64_t v_ = 0;                                                  \
 		int r_ = field_num(l, s, e, 0, (l)->p->max_cpus - 1, name, &v_); \
 		if (r_ < 0)                                                      \
 			return r_;                                               \
@@ -310,7 +361,7 @@ static int kernel_wake(const struct line *l, const char *b, const char *e, struc
 {
 	struct sl_ev_wake *w = &ev->wake;
 	const char *tc, *pr, *pd, *stop;
-	int64_t v;
+	int64_t v = 0;
 	int err;
 
 	if (!starts(b, e, "comm="))
@@ -522,6 +573,8 @@ static int parse_context(struct line *l, struct sl_event *ev, const char **ret_b
 	while (q < e && *q == ' ')
 		q++;
 	*ret_name = q;
+	if (e - q > 6 && !memcmp(q, "sched_", 6))
+		q += 6; /* holds neither ':' nor ' ' */
 	while (q < e && *q != ':' && *q != ' ')
 		q++;
 	if (q >= e || *q != ':')
@@ -538,6 +591,228 @@ static inline __attribute__((always_inline)) bool name_is(const char *s, const c
 							  const char *name)
 {
 	return (size_t)(e - s) == strlen(name) && !memcmp(s, name, e - s);
+}
+
+/* --- the fast path ------------------------------------------------------------------------- */
+
+/*
+ * The kernel's own `trace` lines of sched_switch and the wakeups, the bulk of any text
+ * trace, parsed in one pass from the ends of the fields inward. It accepts only lines
+ * whose fields the general path would read the same way (each key found right after the
+ * value it ends, so no comm can hide a later match), and returns 0 for anything else,
+ * errors included: the general path then parses the line again and says what is wrong.
+ * tests/fuzz/fuzz-text.c checks that both paths agree on every input.
+ */
+
+static inline const char *skip_sp(const char *q, const char *e)
+{
+	while (q < e && *q == ' ')
+		q++;
+	return q;
+}
+
+/*
+ * [lo, e) ends in an optional '-' and 1 to 12 digits, which parse_num() would read as *ret:
+ * their start, or NULL. One backward pass.
+ */
+static inline __attribute__((always_inline)) const char *back_num(const char *lo, const char *e,
+								  int64_t *ret)
+{
+	const char *q = e;
+	int64_t v = 0, m = 1;
+
+	while (q > lo && is_digit(q[-1])) {
+		if (e - q == 12)
+			return NULL;
+		q--;
+		v += (*q - '0') * m;
+		m *= 10;
+	}
+	if (q == e)
+		return NULL;
+	if (q > lo && q[-1] == '-') {
+		q--;
+		v = -v;
+	}
+	*ret = v;
+	return q;
+}
+
+/* The key ending at v, if it is there: its start. */
+static inline __attribute__((always_inline)) const char *key_before(const char *lo, const char *v,
+								    const char *key)
+{
+	size_t n = strlen(key);
+
+	return v - lo >= (ptrdiff_t)n && same(v - n, key, n) ? v - n : NULL;
+}
+
+/* "<key><number in [lo, hi]>" ending at e: the key's start, or NULL. */
+static inline __attribute__((always_inline)) const char *
+key_num(const char *lo, const char *e, const char *key, int64_t min, int64_t max, int64_t *ret)
+{
+	const char *v = back_num(lo, e, ret);
+
+	if (!v || *ret < min || *ret > max)
+		return NULL;
+	return key_before(lo, v, key);
+}
+
+static bool fast_switch(const char *b, const char *e, struct sl_ev_switch *sw)
+{
+	const char *arrow = NULL, *x, *ps, *pr, *pp, *r, *np, *nd;
+	int64_t n;
+
+	/* find(b, e, " ==> next_comm="), anchored on its one '>' */
+	if (e - b < 15)
+		return false;
+	for (const char *q = b + 3; q < e - 11; q++) {
+		q = memchr(q, '>', (e - 11) - q);
+		if (!q)
+			return false;
+		if (same(q - 3, " ==> next_comm=", 15)) {
+			arrow = q - 3;
+			break;
+		}
+	}
+	if (!arrow)
+		return false;
+	for (x = arrow; x > b && x[-1] != ' ' && x[-1] != '='; x--)
+		;
+	if (x == arrow || !(ps = key_before(b, x, " prev_state=")))
+		return false;
+	if (!(pr = key_num(b, ps, " prev_prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
+		return false;
+	sw->prev_prio = (int16_t)n;
+	if (!(pp = key_num(b, pr, " prev_pid=", 0, SL_TEXT_PID_MAX, &n)) || pp < b + 10 ||
+	    pp - (b + 10) > SL_COMM_LEN - 1)
+		return false;
+	sw->prev_pid = (int32_t)n;
+	memcpy(sw->prev_comm, b + 10, pp - (b + 10));
+	sw->prev_comm[pp - (b + 10)] = '\0';
+	if (!((*x >= 'A' && *x <= 'Z') || (*x >= 'a' && *x <= 'z')))
+		return false;
+	sw->prev_state = *x;
+	sw->prev_preempt = memchr(x, '+', arrow - x) != NULL;
+	r = arrow + 15;
+	if (!(np = key_num(r, e, " next_prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
+		return false;
+	sw->next_prio = (int16_t)n;
+	if (!(nd = key_num(r, np, " next_pid=", 0, SL_TEXT_PID_MAX, &n)) ||
+	    nd - r > SL_COMM_LEN - 1)
+		return false;
+	sw->next_pid = (int32_t)n;
+	memcpy(sw->next_comm, r, nd - r);
+	sw->next_comm[nd - r] = '\0';
+	return true;
+}
+
+static bool fast_wake(const char *b, const char *e, int max_cpus, struct sl_ev_wake *w)
+{
+	const char *tc, *pr, *pd;
+	int64_t n;
+
+	if (!(tc = key_num(b, e, " target_cpu=", -1, max_cpus - 1, &n)))
+		return false;
+	w->target_cpu = (int32_t)n;
+	if (!(pr = key_num(b, tc, " prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
+		return false;
+	w->prio = (int16_t)n;
+	if (!(pd = key_num(b, pr, " pid=", 0, SL_TEXT_PID_MAX, &n)) || pd < b + 5 ||
+	    pd - (b + 5) > SL_COMM_LEN - 1)
+		return false;
+	w->pid = (int32_t)n;
+	memcpy(w->comm, b + 5, pd - (b + 5));
+	w->comm[pd - (b + 5)] = '\0';
+	return true;
+}
+
+/* 1: parsed, *ev and the parser's state as the general path leaves them; 0: ask it. */
+static int fast_line(struct line *l, struct sl_event *ev)
+{
+	struct sl_text_parser *p = l->p;
+	const char *s = l->start, *e = l->end, *limit = s + 96 < e ? s + 96 : e;
+	const char *b, *d, *j, *q, *t, *f, *fe;
+	uint64_t cpu = 0, pid = 0, sec = 0, frac = 0;
+	int digits = 0;
+
+	/* the first "[digits]" must be the CPU column, after "-<pid>" (no tgid column) */
+	b = memchr(s, '[', limit - s);
+	if (!b)
+		return 0;
+	for (d = b + 1; d < e && is_digit(*d); d++)
+		cpu = cpu * 10 + (*d - '0');
+	if (d == b + 1 || d - (b + 1) > 5 || d >= e || *d != ']')
+		return 0;
+	for (j = b; j > s && j[-1] == ' '; j--)
+		;
+	for (q = j; q > s && is_digit(q[-1]); q--)
+		;
+	if (q == j || j - q > 7 || q == s || q[-1] != '-')
+		return 0;
+	for (const char *c = q; c < j; c++)
+		pid = pid * 10 + (*c - '0');
+	if (cpu >= (uint64_t)p->max_cpus || cpu > 0xffff || pid > SL_TEXT_PID_MAX)
+		return 0;
+
+	/* optional flags column, then "<sec>.<frac>:" */
+	q = d + 1;
+	for (int tries = 0;; tries++) {
+		while (q < e && *q == ' ')
+			q++;
+		for (t = q; t < e && is_digit(*t); t++)
+			sec = sec * 10 + (*t - '0');
+		if (t > q && t < e && *t == '.') {
+			for (f = fe = t + 1; fe < e && is_digit(*fe); fe++)
+				frac = frac * 10 + (*fe - '0');
+			if (fe < e && *fe == ':' && fe > f) {
+				if (t - q > 11 || fe - f > 9)
+					return 0;
+				digits = fe - f;
+				q = fe + 1;
+				break;
+			}
+		}
+		if (tries == 1)
+			return 0;
+		sec = frac = 0;
+		while (q < e && *q != ' ')
+			q++;
+	}
+	while (q < e && *q == ' ')
+		q++;
+	/* the name is what precedes the first ':' or ' ': these four hold neither */
+	if (e - q > 13 && same(q, "sched_switch:", 13)) {
+		if (!starts(skip_sp(q + 13, e), e, "prev_comm=") ||
+		    !fast_switch(skip_sp(q + 13, e), e, &ev->sw))
+			return 0;
+		ev->type = SL_EV_SWITCH;
+	} else {
+		if (e - q > 13 && same(q, "sched_waking:", 13)) {
+			ev->type = SL_EV_WAKING;
+			q += 13;
+		} else if (e - q > 13 && same(q, "sched_wakeup:", 13)) {
+			ev->type = SL_EV_WAKEUP;
+			q += 13;
+		} else if (e - q > 17 && !memcmp(q, "sched_wakeup_new:", 17)) {
+			ev->type = SL_EV_WAKEUP_NEW;
+			q += 17;
+		} else {
+			return 0;
+		}
+		q = skip_sp(q, e);
+		if (!starts(q, e, "comm=") || !fast_wake(q, e, p->max_cpus, &ev->wake))
+			return 0;
+	}
+	for (int i = digits; i < 9; i++)
+		frac *= 10;
+	ev->ts_ns = sec * 1000000000ull + frac;
+	ev->cpu = (uint16_t)cpu;
+	ev->common_pid = (int32_t)pid;
+	p->tgid = -1;
+	if (digits == 9)
+		p->nsec = true;
+	return 1;
 }
 
 /* "CPU:3 [LOST 123 EVENTS]" (kernel and trace-cmd alike) */
@@ -576,16 +851,40 @@ int sl_text_parse_line(struct sl_text_parser *p, const char *text, size_t len, s
 		l.end--;
 	if (memchr(text, '\0', l.end - l.start))
 		return bad(&l, -SL_EPARSE, "NUL byte: not a text trace");
-	for (s = l.start; s < l.end && (*s == ' ' || *s == '\t'); s++)
+	/* the kernel right-aligns comms in 16 columns: skip the padding 8 bytes at a time */
+	for (s = l.start; l.end - s >= 8; s += 8) {
+		uint64_t w;
+
+		memcpy(&w, s, 8);
+		w ^= 0x2020202020202020ull;
+		if (w) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			s += __builtin_ctzll(w) / 8; /* the first non-space byte */
+#endif
+			break;
+		}
+	}
+	for (; s < l.end && (*s == ' ' || *s == '\t'); s++)
 		;
 	if (s == l.end || *s == '#') {
 		p->skipped++;
 		return 0;
 	}
 	memset(ev, 0, sizeof(*ev));
-	ret = lost_marker(&l, ev);
-	if (ret)
-		return ret;
+	/* a marker starts "CPU:" after spaces; a line whose first non-blank is not 'C' is none */
+	if (*s == 'C') {
+		ret = lost_marker(&l, ev);
+		if (ret)
+			return ret;
+	}
+	if (!p->no_fast) {
+		ret = fast_line(&l, ev);
+		if (ret) {
+			style = SL_TEXT_KERNEL;
+			goto parsed;
+		}
+		memset(ev, 0, sizeof(*ev));
+	}
 	ret = parse_context(&l, ev, &body, &name, &name_end);
 	if (ret <= 0) {
 		if (ret == 0)
@@ -621,6 +920,7 @@ int sl_text_parse_line(struct sl_text_parser *p, const char *text, size_t len, s
 	}
 	if (ret <= 0)
 		return ret;
+parsed:
 	if (ev->type == SL_EV_SWITCH || ev->type == SL_EV_WAKEUP || ev->type == SL_EV_WAKING) {
 		if (p->style == SL_TEXT_UNKNOWN)
 			p->style = style;

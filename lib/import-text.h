@@ -58,4 +58,10 @@ enum sl_text_style sl_text_parser_style(const struct sl_text_parser *p);
 /* Whether any timestamp had nanosecond precision (9 fractional digits). */
 bool sl_text_parser_nsec(const struct sl_text_parser *p);
 
+/*
+ * Lines the kernel itself wrote take a fast path that falls back to the general parser for
+ * anything else; off, every line takes the general path. Only for tests comparing the two.
+ */
+void sl_text_parser_set_fast(struct sl_text_parser *p, bool on);
+
 #endif
