@@ -4,11 +4,16 @@
  * events, in chunks, and publish a per-CPU watermark: every event of that CPU older than
  * it has been queued. The caller's thread merges queued events older than the minimum
  * watermark over all CPUs with a heap, so the output is in timestamp order without
- * waiting for the end of the run. A CPU with nothing to splice (splice moves only full
- * pages) is read with a plain read() now and then, which returns its partial page, so
- * quiet CPUs do not hold the merge back; once such a read finds the buffer empty the
- * CPU's watermark is the trace clock at the time of the read, minus a slack for events
- * being written at that moment.
+ * waiting for the end of the run. Full pages are spliced many at a time through a pipe
+ * of the reader's: one splice and one read for up to SPLICE_PAGES pages, where one page
+ * took two syscalls before (syscalls were most of the readers' CPU time). A CPU with nothing to splice
+ * (splice moves only full pages) is read with a plain read() now and then, which returns
+ * its partial page, so quiet CPUs do not hold the merge back; once such a read finds the
+ * buffer empty the CPU's watermark is the trace clock at the time of the read, minus a
+ * slack for events being written at that moment. After a partial read splice cannot take
+ * that page until read() has consumed it ("copy mode"); copy-mode reads keep to the same
+ * PARTIAL_READ_NS pace unless the last one returned a full page, so a reader that has
+ * caught up sleeps instead of reading a few events per round.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,10 +41,11 @@
 #define CHUNK_EVENTS 1024
 #define MAX_QUEUED_CHUNKS 32 /* per CPU: beyond it the reader leaves data in the kernel */
 #define PAGES_PER_ROUND 64 /* per CPU per reader round, for fairness in a group */
+#define SPLICE_PAGES 64 /* pages per splice: the reader's pipe is sized for them */
 #define PARTIAL_READ_NS 100000000ull /* read a quiet CPU's partial page this often */
 #define STATS_READ_NS 250000000ull /* read per_cpu/cpuN/stats this often */
 #define WATERMARK_SLACK_NS 5000000ull /* events may commit this long after their stamp */
-#define EPOLL_TIMEOUT_MS 50
+#define EPOLL_TIMEOUT_MS 100 /* at most; sooner when a CPU's partial read falls due */
 
 struct chunk {
 	struct chunk *next;
@@ -52,15 +58,20 @@ struct cpu_state {
 	int cpu;
 	struct tracefs_cpu *tcpu;
 	struct kbuffer *kbuf;
-	void *page;
+	void *page; /* for copy-mode reads */
 	int page_size;
-	int watch_fd; /* a second fd on trace_pipe_raw for epoll (tracefs_cpu hides its own) */
+	/* our own non-blocking fd on trace_pipe_raw (tracefs_cpu hides its own), for epoll,
+	 * splice and read */
+	int watch_fd;
+	int stats_fd; /* per_cpu/cpuN/stats, kept open: an open costs a path walk */
 
 	/* reader side */
 	struct chunk *cur;
 	uint64_t last_ts;
 	uint64_t next_partial_ns, next_stats_ns;
-	bool copy_mode; /* a partial page was read: splice cannot take that page any more */
+	bool copy_more; /* the last copy-mode read returned a full page: read on at once */
+	bool quiet; /* wrote under a page between partial reads: nothing to splice before the
+		     * next one, so do not try (syscalls are dear in emulated guests) */
 	unsigned long long lost_base, lost_seen;
 	uint64_t pending_lost;
 	bool pending_gap;
@@ -83,6 +94,9 @@ struct reader {
 	bool started;
 	int first, count; /* CPUs [first, first + count) of rec->cpus */
 	int epfd;
+	int pipe[2]; /* splice target, emptied into buf after every splice */
+	char *buf;
+	int splice_pages; /* what the pipe holds */
 	double cpu_s;
 	int err;
 };
@@ -211,11 +225,18 @@ static struct sl_event *next_slot(struct cpu_state *cs)
 	return &cs->cur->ev[cs->cur->n];
 }
 
+static int cpu_lost(struct sl_recorder *rec, struct cpu_state *cs, unsigned long long *ret)
+{
+	if (cs->stats_fd >= 0)
+		return sl_instance_cpu_lost_fd(cs->stats_fd, ret);
+	return sl_instance_cpu_lost(rec->si, cs->cpu, ret);
+}
+
 static void check_lost(struct sl_recorder *rec, struct cpu_state *cs)
 {
 	unsigned long long now;
 
-	if (sl_instance_cpu_lost(rec->si, cs->cpu, &now) == 0 && now > cs->lost_seen) {
+	if (cpu_lost(rec, cs, &now) == 0 && now > cs->lost_seen) {
 		cs->pending_lost += now - cs->lost_seen;
 		cs->lost_seen = now;
 	}
@@ -264,14 +285,14 @@ static inline int add_record(struct sl_recorder *rec, struct cpu_state *cs, cons
 }
 
 /* kbuffer: for any layout rb-page.h does not read (big-endian or 32-bit buffers) */
-static int parse_page_kbuffer(struct sl_recorder *rec, struct cpu_state *cs)
+static int parse_page_kbuffer(struct sl_recorder *rec, struct cpu_state *cs, void *page)
 {
 	unsigned long long ts;
 	bool first = true;
 	void *data;
 	int r;
 
-	if (kbuffer_load_subbuffer(cs->kbuf, cs->page) < 0)
+	if (kbuffer_load_subbuffer(cs->kbuf, page) < 0)
 		return sl_error(-SL_EPARSE, "cpu %d: unreadable ring-buffer page", cs->cpu);
 	/* events were overwritten before this page: the gap is right here */
 	if (kbuffer_missed_events(cs->kbuf)) {
@@ -282,10 +303,11 @@ static int parse_page_kbuffer(struct sl_recorder *rec, struct cpu_state *cs)
 	     data = kbuffer_next_event(cs->kbuf, &ts))
 		if ((r = add_record(rec, cs, data, kbuffer_event_size(cs->kbuf), ts, &first)) < 0)
 			return r;
-	return 0;
+	return kbuffer_subbuffer_size(cs->kbuf);
 }
 
-static int parse_page(struct sl_recorder *rec, struct cpu_state *cs, int len)
+/* Parses one page of len bytes; returns its committed data bytes or -errno. */
+static int parse_page(struct sl_recorder *rec, struct cpu_state *cs, void *page, int len)
 {
 	struct sl_rb_page pg;
 	bool first = true;
@@ -296,8 +318,8 @@ static int parse_page(struct sl_recorder *rec, struct cpu_state *cs, int len)
 	cs->pages++;
 	cs->bytes += len;
 	if (!rec->fast_pages)
-		return parse_page_kbuffer(rec, cs);
-	if (sl_rb_page_load(&pg, cs->page, len) < 0)
+		return parse_page_kbuffer(rec, cs, page);
+	if (sl_rb_page_load(&pg, page, len) < 0)
 		return sl_error(-SL_EPARSE, "cpu %d: unreadable ring-buffer page", cs->cpu);
 	if (pg.missed) {
 		cs->pending_gap = true;
@@ -306,11 +328,50 @@ static int parse_page(struct sl_recorder *rec, struct cpu_state *cs, int len)
 	while ((data = sl_rb_page_next(&pg, &ts, &size)))
 		if ((r = add_record(rec, cs, data, size, ts, &first)) < 0)
 			return r;
-	return 0;
+	return (int)pg.size;
 }
 
-/* Reads what one CPU holds, within the round's budget. Returns pages read or -errno. */
-static int drain_cpu(struct sl_recorder *rec, struct cpu_state *cs, bool final)
+/*
+ * Splices up to max full pages in one call, empties the pipe into the reader's buffer and
+ * parses them. Returns pages, 0 if there is no full page (or splice does not work here), or
+ * -errno if the spliced data could not be read back.
+ */
+static int splice_pages(struct sl_recorder *rec, struct reader *rd, struct cpu_state *cs, int max)
+{
+	ssize_t n, got = 0;
+	int r;
+
+	if (max > rd->splice_pages)
+		max = rd->splice_pages;
+	n = splice(cs->watch_fd, NULL, rd->pipe[1], NULL, (size_t)max * cs->page_size,
+		   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n <= 0)
+		return 0;
+	while (got < n) {
+		ssize_t m = read(rd->pipe[0], rd->buf + got, n - got);
+
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m <= 0)
+			return sl_error(m < 0 ? -errno : -EIO,
+					"cpu %d: cannot read the splice pipe", cs->cpu);
+		got += m;
+	}
+	for (ssize_t off = 0; off < n; off += cs->page_size) {
+		int len = n - off < cs->page_size ? (int)(n - off) : cs->page_size;
+
+		if ((r = parse_page(rec, cs, rd->buf + off, len)) < 0)
+			return r;
+	}
+	return (int)((n + cs->page_size - 1) / cs->page_size);
+}
+
+/*
+ * Reads what one CPU holds, within the round's budget. Returns the pages that say more
+ * may be waiting (spliced pages, full copy-mode pages when the budget cut the reading
+ * short), so the reader sleeps once nothing complete is left; or -errno.
+ */
+static int drain_cpu(struct sl_recorder *rec, struct reader *rd, struct cpu_state *cs, bool final)
 {
 	uint64_t now = mono_ns(), trace_now = 0;
 	int pages = 0, r;
@@ -320,37 +381,76 @@ static int drain_cpu(struct sl_recorder *rec, struct cpu_state *cs, bool final)
 		check_lost(rec, cs);
 		cs->next_stats_ns = now + STATS_READ_NS;
 	}
+	if (!final && cs->quiet && now < cs->next_partial_ns)
+		return 0;
 	while ((final || pages < PAGES_PER_ROUND) && (final || !queue_full(cs))) {
-		r = tracefs_cpu_buffered_read(cs->tcpu, cs->page, true);
-		if (r <= 0)
-			break;
-		if ((r = parse_page(rec, cs, r)) < 0)
+		r = splice_pages(rec, rd, cs, final ? SPLICE_PAGES : PAGES_PER_ROUND - pages);
+		if (r < 0)
 			return r;
-		pages++;
+		if (!r)
+			break;
+		pages += r;
+		cs->quiet = false;
 	}
-	if (!pages && (final || cs->copy_mode || now >= cs->next_partial_ns)) {
+	if (!pages && (final || cs->copy_more || now >= cs->next_partial_ns)) {
+		/* a page this full was not the one being written (or nearly was): read on */
+		int full_bytes = (cs->page_size - 16) * 3 / 4, burst = 0;
+		bool partial_seen = false;
+
 		/* splice only moves full pages: read() also takes the page being written */
 		cs->next_partial_ns = now + PARTIAL_READ_NS;
-		cs->copy_mode = true;
+		cs->copy_more = false;
 		while (final || (pages < PAGES_PER_ROUND && !queue_full(cs))) {
 			trace_now = sl_recorder_now_ns(rec);
-			r = tracefs_cpu_read(cs->tcpu, cs->page, true);
+			r = read(cs->watch_fd, cs->page, cs->page_size);
 			if (r <= 0) {
-				empty = r == 0;
+				empty = r == 0 || errno == EAGAIN;
 				break;
 			}
-			if ((r = parse_page(rec, cs, r)) < 0)
+			if ((r = parse_page(rec, cs, cs->page, r)) < 0)
 				return r;
 			pages++;
+			burst += r;
+			cs->copy_more = r >= full_bytes;
+			/*
+			 * A partial page means we caught up with the writer: one more read to
+			 * see the buffer empty (the watermark's condition), then wait for the
+			 * next PARTIAL_READ_NS instead of fetching a few events per round.
+			 */
+			if (!final && !cs->copy_more) {
+				if (partial_seen)
+					break;
+				partial_seen = true;
+			}
 		}
-		if (empty)
-			cs->copy_mode = false;
+		cs->quiet = !cs->copy_more && burst < full_bytes;
+		if (!cs->copy_more)
+			pages = 0;
 	}
 	if (empty && trace_now > WATERMARK_SLACK_NS)
 		publish(cs, trace_now - WATERMARK_SLACK_NS);
 	else
 		publish(cs, cs->last_ts);
 	return pages;
+}
+
+/*
+ * How long a reader may sleep: until the first of its CPUs is due for a partial read (the
+ * quiet CPUs' watermarks move then), never longer than EPOLL_TIMEOUT_MS. Full pages do not
+ * need sooner: buffers hold seconds, and buffer_percent wakes us in a burst.
+ */
+static int sleep_ms(struct reader *rd)
+{
+	uint64_t now = mono_ns(), due = UINT64_MAX;
+	int ms;
+
+	for (int i = 0; i < rd->count; i++)
+		if (rd->rec->cpus[rd->first + i].next_partial_ns < due)
+			due = rd->rec->cpus[rd->first + i].next_partial_ns;
+	if (due <= now)
+		return 1;
+	ms = (int)((due - now) / 1000000 + 1);
+	return ms < EPOLL_TIMEOUT_MS ? ms : EPOLL_TIMEOUT_MS;
 }
 
 static void *reader_main(void *arg)
@@ -362,10 +462,10 @@ static void *reader_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "sl-reader");
 	while (!atomic_load(&rec->stopping)) {
-		int total = 0, ready;
+		int total = 0, ready, ms;
 
 		for (int i = 0; i < rd->count; i++) {
-			int r = drain_cpu(rec, &rec->cpus[rd->first + i], false);
+			int r = drain_cpu(rec, rd, &rec->cpus[rd->first + i], false);
 
 			if (r < 0) {
 				rd->err = r;
@@ -378,7 +478,8 @@ static void *reader_main(void *arg)
 			empty_wakeups = 0;
 			continue;
 		}
-		ready = epoll_wait(rd->epfd, evs, 64, EPOLL_TIMEOUT_MS);
+		ms = sleep_ms(rd);
+		ready = epoll_wait(rd->epfd, evs, 64, ms);
 		/*
 		 * A buffer reported readable that then gave nothing (splice moves only full
 		 * pages): some kernels (seen in Debian 6.1 guests: a reader using a whole vCPU
@@ -386,14 +487,14 @@ static void *reader_main(void *arg)
 		 * timeout instead of spinning on it.
 		 */
 		if (ready > 0 && ++empty_wakeups > 1) {
-			struct timespec nap = { 0, EPOLL_TIMEOUT_MS * 1000000L };
+			struct timespec nap = { 0, ms * 1000000L };
 
 			nanosleep(&nap, NULL);
 		}
 	}
 	/* tracing is off now: take everything left, partial pages included */
 	for (int i = 0; i < rd->count; i++) {
-		int r = drain_cpu(rec, &rec->cpus[rd->first + i], true);
+		int r = drain_cpu(rec, rd, &rec->cpus[rd->first + i], true);
 
 		if (r < 0 && !rd->err)
 			rd->err = r;
@@ -609,7 +710,7 @@ static int enable_events(struct sl_recorder *rec)
 
 static int open_cpus(struct sl_recorder *rec)
 {
-	int nr = tep_get_cpus(rec->tep);
+	int nr = tep_get_cpus(rec->tep), r;
 	unsigned int per = rec->opts.cpus_per_reader;
 
 	if (nr <= 0)
@@ -622,6 +723,7 @@ static int open_cpus(struct sl_recorder *rec)
 
 		cs->cpu = c;
 		cs->watch_fd = -1;
+		cs->stats_fd = -1;
 		cs->tcpu = tracefs_cpu_open(rec->si->inst, c, true);
 		if (!cs->tcpu) {
 			if (errno == ENOENT)
@@ -636,7 +738,9 @@ static int open_cpus(struct sl_recorder *rec)
 		rec->nr_cpus++;
 		if (!cs->page || !cs->kbuf)
 			return -ENOMEM;
-		sl_instance_cpu_lost(rec->si, c, &cs->lost_base);
+		r = sl_instance_cpu_stats_open(rec->si, c);
+		cs->stats_fd = r < 0 ? -1 : r; /* else opened at every read */
+		cpu_lost(rec, cs, &cs->lost_base);
 		cs->lost_seen = cs->lost_base;
 	}
 	if (!rec->nr_cpus)
@@ -646,6 +750,8 @@ static int open_cpus(struct sl_recorder *rec)
 	rec->readers = calloc(rec->nr_readers, sizeof(*rec->readers));
 	if (!rec->readers)
 		return -ENOMEM;
+	for (int i = 0; i < rec->nr_readers; i++)
+		rec->readers[i].pipe[0] = rec->readers[i].pipe[1] = -1;
 	for (int i = 0; i < rec->nr_readers; i++) {
 		struct reader *rd = &rec->readers[i];
 
@@ -656,6 +762,17 @@ static int open_cpus(struct sl_recorder *rec)
 		rd->epfd = epoll_create1(EPOLL_CLOEXEC);
 		if (rd->epfd < 0)
 			return -errno;
+		if (pipe2(rd->pipe, O_CLOEXEC) < 0)
+			return -errno;
+		/* a pipe holds one spliced page per slot: ask for SPLICE_PAGES slots */
+		fcntl(rd->pipe[1], F_SETPIPE_SZ, SPLICE_PAGES * rec->cpus[rd->first].page_size);
+		r = fcntl(rd->pipe[1], F_GETPIPE_SZ);
+		rd->splice_pages = r > 0 ? r / rec->cpus[rd->first].page_size : 1;
+		if (rd->splice_pages < 1)
+			rd->splice_pages = 1;
+		rd->buf = malloc((size_t)rd->splice_pages * rec->cpus[rd->first].page_size);
+		if (!rd->buf)
+			return -ENOMEM;
 	}
 	return sl_merge_init(&rec->heap, rec->nr_cpus);
 }
@@ -887,7 +1004,7 @@ int sl_recorder_stop(struct sl_recorder *rec)
 		unsigned long long now;
 
 		/* drops counted after the last page was read: a gap at the end */
-		if (sl_instance_cpu_lost(rec->si, cs->cpu, &now) == 0 && now > cs->lost_seen) {
+		if (cpu_lost(rec, cs, &now) == 0 && now > cs->lost_seen) {
 			cs->pending_lost += now - cs->lost_seen;
 			cs->lost_seen = now;
 		}
@@ -942,9 +1059,17 @@ int sl_recorder_close(struct sl_recorder *rec)
 	if (!rec)
 		return 0;
 	sl_recorder_stop(rec);
-	for (int i = 0; i < rec->nr_readers; i++)
-		if (rec->readers[i].epfd > 0)
-			close(rec->readers[i].epfd);
+	for (int i = 0; i < rec->nr_readers; i++) {
+		struct reader *rd = &rec->readers[i];
+
+		if (rd->epfd > 0)
+			close(rd->epfd);
+		if (rd->pipe[0] >= 0) {
+			close(rd->pipe[0]);
+			close(rd->pipe[1]);
+		}
+		free(rd->buf);
+	}
 	for (int c = 0; c < rec->nr_cpus; c++) {
 		struct cpu_state *cs = &rec->cpus[c];
 
@@ -952,6 +1077,8 @@ int sl_recorder_close(struct sl_recorder *rec)
 		tracefs_cpu_close(cs->tcpu);
 		if (cs->watch_fd >= 0)
 			close(cs->watch_fd);
+		if (cs->stats_fd >= 0)
+			close(cs->stats_fd);
 		if (cs->kbuf)
 			kbuffer_free(cs->kbuf);
 		free(cs->page);

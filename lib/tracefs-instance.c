@@ -229,12 +229,9 @@ int sl_instance_trace_off(struct sl_instance *si)
 		       0;
 }
 
-int sl_instance_cpu_lost(struct sl_instance *si, int cpu, unsigned long long *ret_lost)
+int sl_instance_cpu_stats_open(struct sl_instance *si, int cpu)
 {
-	char file[64], buf[1024];
-	unsigned long long overrun = 0, dropped = 0;
-	char *path, *p;
-	ssize_t n;
+	char file[64], *path;
 	int fd;
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
@@ -243,10 +240,17 @@ int sl_instance_cpu_lost(struct sl_instance *si, int cpu, unsigned long long *re
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	tracefs_put_tracing_file(path);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	return fd < 0 ? -errno : fd;
+}
+
+int sl_instance_cpu_lost_fd(int fd, unsigned long long *ret_lost)
+{
+	unsigned long long overrun = 0, dropped = 0;
+	char buf[1024], *p;
+	ssize_t n;
+
+	/* the kernel formats the file afresh on every read from offset 0 */
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return n < 0 ? -errno : -SL_EPARSE;
 	buf[n] = '\0';
@@ -259,6 +263,17 @@ int sl_instance_cpu_lost(struct sl_instance *si, int cpu, unsigned long long *re
 	}
 	*ret_lost = overrun + dropped;
 	return 0;
+}
+
+int sl_instance_cpu_lost(struct sl_instance *si, int cpu, unsigned long long *ret_lost)
+{
+	int fd = sl_instance_cpu_stats_open(si, cpu), r;
+
+	if (fd < 0)
+		return fd;
+	r = sl_instance_cpu_lost_fd(fd, ret_lost);
+	close(fd);
+	return r;
 }
 
 int sl_instance_destroy(struct sl_instance *si)

@@ -60,6 +60,12 @@ int sl_instance_trace_off(struct sl_instance *si);
  * Reads per_cpu/cpuN/stats of our instance: *ret_lost = overrun + "dropped events".
  */
 int sl_instance_cpu_lost(struct sl_instance *si, int cpu, unsigned long long *ret_lost);
+/*
+ * The same from an fd of sl_instance_cpu_stats_open() (fd or -errno), which the caller
+ * closes, before sl_instance_destroy(): an open file keeps the instance busy.
+ */
+int sl_instance_cpu_stats_open(struct sl_instance *si, int cpu);
+int sl_instance_cpu_lost_fd(int fd, unsigned long long *ret_lost);
 
 /*
  * Trace off, disable events, rmdir, free. Every trace_pipe_raw fd must be closed first
