@@ -373,7 +373,7 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 	struct sl_session_opts so = { 0 };
 	struct sl_dat *dat = NULL;
 	struct sl_run_totals totals = { 0 };
-	double cpu0 = cpu_now();
+	double cpu0 = cpu_now(), probe_cpu_s;
 	int err, cerr;
 
 	memset(res, 0, sizeof(*res));
@@ -488,9 +488,10 @@ out_close:
 	if (err < 0 && res->error[0])
 		sl_error(err, "%s", res->error);
 out:
+	probe_cpu_s = sl_dat_probe_cpu_s(dat);
 	sl_dat_close(dat);
 	free(m.tgid);
-	res->cpu_s = cpu_now() - cpu0;
+	res->cpu_s = cpu_now() - cpu0 + probe_cpu_s;
 	res->wall_s = since(&m.t0);
 	return err;
 }

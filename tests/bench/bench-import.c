@@ -7,8 +7,9 @@
  * the trace.dat and the text with per-event rows stored, with windows only, and without a
  * store, and `perf sched timehist -s` analyses perf.data. Each figure is events per
  * CPU-second: events the tool read over the CPU time it spent (import: the process's
- * CPU clock, the writer thread included; perf: the child's user + system time from
- * wait4()), the median of RUNS runs. perf's events are the samples in perf.data
+ * CPU clock, the writer thread included, plus the child that probes a trace.dat's headers
+ * (lib/import-dat.c); perf: the child's user + system time from wait4()), the median of
+ * RUNS runs. perf's events are the samples in perf.data
  * (`perf script | wc -l`); the two recordings of the workload differ in size and perf
  * also records sched_stat_runtime, hence per CPU-second. Needs root, hackbench, perf and
  * trace-cmd; says what is missing otherwise. SL_BENCH_IMPORT_ARGS overrides the
