@@ -2,8 +2,9 @@
 /*
  * The rows schedlens derives from the event stream, as C structs: one sched slice per
  * switch, one record per wakeup (target-CPU choice), one per preemption (with its
- * lock-holder cost), one per task, and the per-window, per-group aggregates. The engine
- * fills them, the store writes them (schema/0001-core.sql has one table per struct and
+ * lock-holder cost), one per task, the per-window, per-group aggregates and the per-minute,
+ * per-CPU wakeup counts. The engine (the session, for the counts) fills them, the store
+ * writes them (schema/0001-core.sql and 0005-cpu-counts.sql have one table per struct and
  * schema/README.md documents every column). Plain values, no pointers, so the writer's
  * queue can copy them. Times are nanoseconds of the run's trace clock unless named *_wall.
  */

@@ -9,7 +9,9 @@
 # with zero errors and zero lost events, bad input (traversal, 100 KB queries, bad ids and
 # compare parameters: 4xx JSON, daemon alive and recording), the automatic comparison's
 # findings in /api/v1/findings, SIGHUP reload and a clean SIGTERM. The dashboard's routes
-# (cpus, latency, lhp) are checked here against their schemas too. Bounded in time; cleans up.
+# (cpus, latency, lhp) are checked here against their schemas too; the heatmap's cpu_counts
+# against the wakeup rows of a `record -o`, and, served afterwards by `--no-record`, the
+# daemon's run (no wakeup rows) has per-CPU counts. Bounded in time; cleans up.
 set -u
 SL=${SL_BUILD:?}/schedlens
 SLD=${SL_BUILD:?}/schedlensd
@@ -67,6 +69,21 @@ jq1() { python3 -c "import json,sys; d=json.load(open('$tmp/body')); print($1)";
 sqlite3 "$db" "UPDATE runs SET kernel_release = '5.99.0-previous' WHERE workload = 'ci'"
 ok "baseline run stored and relabelled as kernel 5.99.0-previous" \
 	'[ "$(sqlite3 "$db" "select count(*) from runs where kernel_release = '"'5.99.0-previous'"'")" = 1 ]'
+# the heatmap's per-minute counts agree with the per-wakeup rows, CPU by CPU: a recording
+# small enough (~30 k events) that its rows fit in the writer's queue, so none is dropped
+# even on a loaded machine (a dropped wakeup row would still be in cpu_counts)
+rdb="$tmp/rec.db"
+"$SL" record -o "$rdb" -- hackbench -g 1 -l 30 >"$tmp/rec2.out" 2>&1
+rw=$(sqlite3 "$rdb" "select count(*) from wakeups")
+rdrop=$(sqlite3 "$rdb" "select dropped_rows from runs")
+rdiff=$(sqlite3 "$rdb" "select count(*) from (
+	select target_cpu, count(*), sum(target_state in (1, 2)), sum(target_state = 0),
+	       sum(missed_idle) from wakeups group by 1
+	except select cpu, sum(wakeups), sum(busy), sum(idle), sum(missed_idle)
+	from cpu_counts group by cpu)")
+rcc=$(sqlite3 "$rdb" "select coalesce(sum(wakeups), 0) from cpu_counts")
+ok "record -o: cpu_counts equal the wakeup rows per CPU ($rcc = $rw wakeups, $rdiff CPUs differ, $rdrop rows dropped)" \
+	'[ "$rw" -gt 0 ] && [ "$rdrop" = 0 ] && [ "$rcc" = "$rw" ] && [ "$rdiff" = 0 ]'
 
 "$SLD" --db "$db" --listen "127.0.0.1:$port" --label ci --compare-after 12 --log-level debug \
 	>"$tmp/d.out" 2>"$tmp/d.err" &
@@ -236,5 +253,21 @@ ok "SIGTERM: our tracefs instance is gone" '[ ! -e "$T/instances/schedlens.$dpid
 dpid=
 row=$(sqlite3 "$db" "select end_ns is not null, events > 0, lost_events from runs where id = $run")
 ok "the run row is closed with its totals, no lost events ($row)" '[ "$row" = "1|1|0" ]'
+
+# the daemon's run has no per-wakeup rows (event-rows notable), yet its heatmap has counts
+"$SLD" --db "$db" --no-record --listen "127.0.0.1:$port" >"$tmp/d2.out" 2>"$tmp/d2.err" &
+dpid=$!
+for _ in $(seq 50); do [ "$(get "$base/api/v1/status")" = 200 ] && break; sleep 0.2; done
+check "the daemon run's wakeups per CPU (serving only)" cpus "$base/api/v1/runs/$run/cpus"
+dw=$(sqlite3 "$db" "select count(*) from wakeups where run_id = $run")
+winw=$(sqlite3 "$db" "select sum(wakeups) from windows where run_id = $run and grp = '*'")
+total=$(jq1 'd["wakeups"]')
+sum=$(jq1 'sum(c["wakeups"] for c in d["cpus"])')
+echo "# daemon run $run: $dw wakeup rows, $winw wakeups in the windows, /cpus total $total, per-CPU sum $sum"
+ok "daemon run: /cpus total > 0 from cpu_counts (no wakeup rows), per-CPU counts sum to it" \
+	'[ "$dw" = 0 ] && [ "$total" -gt 0 ] && [ "$sum" = "$total" ]'
+ok "daemon run: /cpus total equals the windows' wakeups ($total = $winw)" '[ "$total" = "$winw" ]'
+kill -TERM "$dpid"; wait "$dpid"
+dpid=
 echo "1..$n"
 exit $fail
