@@ -53,7 +53,11 @@ int sl_dat_read(struct sl_dat *d, int max_cpus,
 /* Bytes of the file (for progress) and the offset of the last record read. */
 uint64_t sl_dat_size(const struct sl_dat *d);
 uint64_t sl_dat_offset(const struct sl_dat *d);
-/* CPU seconds of the child process that probed the headers (0 if none ran; NULL: 0). */
-double sl_dat_probe_cpu_s(const struct sl_dat *d);
+/*
+ * libtracecmd runs in a child process that sends the decoded events (a crash there is a
+ * corrupt file, not ours): ends that child if it still runs and returns its CPU seconds
+ * (0 if none ran or d is NULL), which belong to the import's CPU time.
+ */
+double sl_dat_child_cpu_s(struct sl_dat *d);
 
 #endif

@@ -488,7 +488,7 @@ out_close:
 	if (err < 0 && res->error[0])
 		sl_error(err, "%s", res->error);
 out:
-	probe_cpu_s = sl_dat_probe_cpu_s(dat);
+	probe_cpu_s = sl_dat_child_cpu_s(dat);
 	sl_dat_close(dat);
 	free(m.tgid);
 	res->cpu_s = cpu_now() - cpu0 + probe_cpu_s;
