@@ -24,6 +24,9 @@
 
 #define BATCH 1024
 #define HOLD 512 /* events kept back from the engine to restore global order */
+/* text: the hold window [h0, h0 + n_hold) slides along this many events before the HOLD
+ * kept are moved back to the start (once per 30 batches instead of once per batch) */
+#define HOLD_CAP (32 * BATCH)
 
 const char *sl_import_format_name(enum sl_import_format f)
 {
@@ -76,8 +79,8 @@ struct imp {
 	const struct sl_import_opts *o;
 	struct sl_import_result *res;
 	struct sl_session *session;
-	struct sl_event hold[BATCH];
-	size_t n_hold;
+	struct sl_event *hold; /* [HOLD_CAP], text only; the held events are at h0 */
+	size_t h0, n_hold;
 	uint64_t fed_ts; /* newest timestamp handed to the engine */
 	uint64_t first_ns, last_ns;
 	uint64_t end_ns; /* "# schedlens end_ns N": the exported run's end */
@@ -189,20 +192,25 @@ static int dat_batch(void *ctx, const struct sl_event *ev, size_t n)
  */
 static int text_push(struct imp *m, const struct sl_event *ev, uint64_t lineno)
 {
+	struct sl_event *h = m->hold + m->h0;
 	size_t i = m->n_hold;
 
 	if (m->res->events_total && ev->ts_ns < m->fed_ts)
 		return sl_error(-SL_ERANGE,
 				"line %llu: timestamp out of global order by more than %d events",
 				(unsigned long long)lineno, HOLD);
-	while (i > 0 && m->hold[i - 1].ts_ns > ev->ts_ns)
+	while (i > 0 && h[i - 1].ts_ns > ev->ts_ns)
 		i--;
-	memmove(&m->hold[i + 1], &m->hold[i], (m->n_hold - i) * sizeof(*ev));
-	m->hold[i] = *ev;
+	memmove(&h[i + 1], &h[i], (m->n_hold - i) * sizeof(*ev));
+	h[i] = *ev;
 	if (++m->n_hold == BATCH) {
-		feed(m, m->hold, BATCH - HOLD);
-		memmove(m->hold, m->hold + BATCH - HOLD, HOLD * sizeof(*ev));
+		feed(m, h, BATCH - HOLD);
+		m->h0 += BATCH - HOLD;
 		m->n_hold = HOLD;
+		if (m->h0 + BATCH > HOLD_CAP) {
+			memmove(m->hold, m->hold + m->h0, HOLD * sizeof(*ev));
+			m->h0 = 0;
+		}
 	}
 	return 0;
 }
@@ -246,7 +254,8 @@ static int read_text(struct imp *m, const char *path)
 		return sl_error(-errno, "cannot map '%s': %s", path, strerror(errno));
 	madvise((void *)data, st.st_size, MADV_SEQUENTIAL);
 	m->total = st.st_size;
-	err = sl_text_parser_new(max_cpus, &p);
+	m->hold = malloc(HOLD_CAP * sizeof(*m->hold));
+	err = m->hold ? sl_text_parser_new(max_cpus, &p) : -ENOMEM;
 	if (err < 0)
 		goto out;
 	for (s = data, e = data + st.st_size; s < e; s = nl + 1) {
@@ -276,7 +285,7 @@ static int read_text(struct imp *m, const char *path)
 		}
 	}
 	if (err >= 0) {
-		feed(m, m->hold, m->n_hold);
+		feed(m, m->hold + m->h0, m->n_hold);
 		m->n_hold = 0;
 		err = 0;
 		if (!m->res->events_total)
@@ -284,7 +293,7 @@ static int read_text(struct imp *m, const char *path)
 				       (unsigned long long)sl_text_parser_lines(p));
 	} else {
 		/* what was read before the bad line is analysed and stored, marked incomplete */
-		feed(m, m->hold, m->n_hold);
+		feed(m, m->hold + m->h0, m->n_hold);
 		m->n_hold = 0;
 	}
 	m->done = s < e ? (uint64_t)(s - data) : (uint64_t)st.st_size;
@@ -293,6 +302,8 @@ static int read_text(struct imp *m, const char *path)
 	m->res->nsec = sl_text_parser_nsec(p);
 out:
 	sl_text_parser_free(p);
+	free(m->hold);
+	m->hold = NULL;
 	munmap((void *)data, st.st_size);
 	return err;
 }
