@@ -67,7 +67,7 @@ struct sl_import_result {
 	char hostname[128];
 	char trace_clock[32]; /* "" when the file does not say (text) */
 	char error[512]; /* why the import stopped, when !complete */
-	double cpu_s; /* CPU time spent importing: all threads, and the trace.dat probe child */
+	double cpu_s; /* CPU time spent importing: all threads, and the trace.dat reader child */
 	double wall_s;
 	struct sl_session_result session;
 };

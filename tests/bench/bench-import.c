@@ -7,7 +7,7 @@
  * the trace.dat and the text with per-event rows stored, with windows only, and without a
  * store, and `perf sched timehist -s` analyses perf.data. Each figure is events per
  * CPU-second: events the tool read over the CPU time it spent (import: the process's
- * CPU clock, the writer thread included, plus the child that probes a trace.dat's headers
+ * CPU clock, the writer thread included, plus the child that reads a trace.dat
  * (lib/import-dat.c); perf: the child's user + system time from wait4()), the median of
  * RUNS runs. perf's events are the samples in perf.data
  * (`perf script | wc -l`); the two recordings of the workload differ in size and perf
