@@ -43,7 +43,9 @@
 #define PAGES_PER_ROUND 64 /* per CPU per reader round, for fairness in a group */
 #define SPLICE_PAGES 64 /* pages per splice: the reader's pipe is sized for them */
 #define PARTIAL_READ_NS 100000000ull /* read a quiet CPU's partial page this often */
+#define DUE_SLACK_NS 5000000ull /* partial reads due this soon are done now, together */
 #define STATS_READ_NS 250000000ull /* read per_cpu/cpuN/stats this often */
+#define QUIET_STATS_READ_NS 1000000000ull /* a quiet CPU's buffer cannot fill that soon */
 #define WATERMARK_SLACK_NS 5000000ull /* events may commit this long after their stamp */
 #define EPOLL_TIMEOUT_MS 100 /* at most; sooner when a CPU's partial read falls due */
 
@@ -367,21 +369,25 @@ static int splice_pages(struct sl_recorder *rec, struct reader *rd, struct cpu_s
 }
 
 /*
- * Reads what one CPU holds, within the round's budget. Returns the pages that say more
- * may be waiting (spliced pages, full copy-mode pages when the budget cut the reading
- * short), so the reader sleeps once nothing complete is left; or -errno.
+ * Reads what one CPU holds, within the round's budget; now is the round's start, shared by
+ * its CPUs so that their partial reads fall due together (one wakeup, not one per CPU).
+ * Returns the pages that say more may be waiting (spliced pages, full copy-mode pages when
+ * the budget cut the reading short), so the reader sleeps once nothing complete is left;
+ * or -errno.
  */
-static int drain_cpu(struct sl_recorder *rec, struct reader *rd, struct cpu_state *cs, bool final)
+static int drain_cpu(struct sl_recorder *rec, struct reader *rd, struct cpu_state *cs, uint64_t now,
+		     bool final)
 {
-	uint64_t now = mono_ns(), trace_now = 0;
+	uint64_t trace_now = 0;
+	bool due = now + DUE_SLACK_NS >= cs->next_partial_ns;
 	int pages = 0, r;
 	bool empty = false;
 
 	if (now >= cs->next_stats_ns || final) {
 		check_lost(rec, cs);
-		cs->next_stats_ns = now + STATS_READ_NS;
+		cs->next_stats_ns = now + (cs->quiet ? QUIET_STATS_READ_NS : STATS_READ_NS);
 	}
-	if (!final && cs->quiet && now < cs->next_partial_ns)
+	if (!final && cs->quiet && !due)
 		return 0;
 	while ((final || pages < PAGES_PER_ROUND) && (final || !queue_full(cs))) {
 		r = splice_pages(rec, rd, cs, final ? SPLICE_PAGES : PAGES_PER_ROUND - pages);
@@ -392,10 +398,11 @@ static int drain_cpu(struct sl_recorder *rec, struct reader *rd, struct cpu_stat
 		pages += r;
 		cs->quiet = false;
 	}
-	if (!pages && (final || cs->copy_more || now >= cs->next_partial_ns)) {
+	if (!pages && (final || cs->copy_more || due)) {
 		/* a page this full was not the one being written (or nearly was): read on */
 		int full_bytes = (cs->page_size - 16) * 3 / 4, burst = 0;
-		bool partial_seen = false;
+		/* a quiet CPU's watermark may stay at its last event: no second read */
+		bool partial_seen = cs->quiet;
 
 		/* splice only moves full pages: read() also takes the page being written */
 		cs->next_partial_ns = now + PARTIAL_READ_NS;
@@ -414,8 +421,9 @@ static int drain_cpu(struct sl_recorder *rec, struct reader *rd, struct cpu_stat
 			cs->copy_more = r >= full_bytes;
 			/*
 			 * A partial page means we caught up with the writer: one more read to
-			 * see the buffer empty (the watermark's condition), then wait for the
-			 * next PARTIAL_READ_NS instead of fetching a few events per round.
+			 * see the buffer empty (the watermark's condition) unless the CPU is
+			 * quiet, then wait for the next PARTIAL_READ_NS instead of fetching a
+			 * few events per round.
 			 */
 			if (!final && !cs->copy_more) {
 				if (partial_seen)
@@ -464,8 +472,10 @@ static void *reader_main(void *arg)
 	while (!atomic_load(&rec->stopping)) {
 		int total = 0, ready, ms;
 
+		uint64_t now = mono_ns();
+
 		for (int i = 0; i < rd->count; i++) {
-			int r = drain_cpu(rec, rd, &rec->cpus[rd->first + i], false);
+			int r = drain_cpu(rec, rd, &rec->cpus[rd->first + i], now, false);
 
 			if (r < 0) {
 				rd->err = r;
@@ -494,7 +504,7 @@ static void *reader_main(void *arg)
 	}
 	/* tracing is off now: take everything left, partial pages included */
 	for (int i = 0; i < rd->count; i++) {
-		int r = drain_cpu(rec, rd, &rec->cpus[rd->first + i], true);
+		int r = drain_cpu(rec, rd, &rec->cpus[rd->first + i], mono_ns(), true);
 
 		if (r < 0 && !rd->err)
 			rd->err = r;
