@@ -611,6 +611,42 @@ static inline const char *skip_sp(const char *q, const char *e)
 	return q;
 }
 
+/* The leading decimal digits of [p, e), at most 8: how many, and their value in *ret. */
+static inline unsigned int digits8(const char *p, const char *e, uint64_t *ret)
+{
+	uint64_t v = 0;
+	unsigned int n = 0;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (e - p >= 8) {
+		uint64_t x, nd;
+
+		/* SWAR: a byte is a digit if c - '0' neither borrows nor reaches 10; a borrow
+		 * only spoils the bytes after the first non-digit, which are shifted out */
+		memcpy(&x, p, 8);
+		x -= 0x3030303030303030ull;
+		nd = (x | (x + 0x7676767676767676ull)) & 0x8080808080808080ull;
+		n = nd ? __builtin_ctzll(nd) / 8 : 8;
+		if (!n) {
+			*ret = 0;
+			return 0;
+		}
+		x <<= 8 * (8 - n); /* the digits last, zeros (leading '0's) before them */
+		x = ((x & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+		x = ((x & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+		x = ((x & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
+		*ret = x;
+		return n;
+	}
+#endif
+	while (n < 8 && p + n < e && is_digit(p[n])) {
+		v = v * 10 + (p[n] - '0');
+		n++;
+	}
+	*ret = v;
+	return n;
+}
+
 /*
  * [lo, e) ends in an optional '-' and 1 to 12 digits, which parse_num() would read as *ret:
  * their start, or NULL. One backward pass.
@@ -755,19 +791,25 @@ static int fast_line(struct line *l, struct sl_event *ev)
 	if (cpu >= (uint64_t)p->max_cpus || cpu > 0xffff || pid > SL_TEXT_PID_MAX)
 		return 0;
 
-	/* optional flags column, then "<sec>.<frac>:" */
+	/* optional flags column, then "<sec>.<frac>:" (up to 7 and 9 digits here) */
 	q = d + 1;
 	for (int tries = 0;; tries++) {
+		unsigned int n;
+
 		while (q < e && *q == ' ')
 			q++;
-		for (t = q; t < e && is_digit(*t); t++)
-			sec = sec * 10 + (*t - '0');
-		if (t > q && t < e && *t == '.') {
-			for (f = fe = t + 1; fe < e && is_digit(*fe); fe++)
-				frac = frac * 10 + (*fe - '0');
+		n = digits8(q, e, &sec);
+		if (n == 8)
+			return 0;
+		t = q + n;
+		if (n && t < e && *t == '.') {
+			f = t + 1;
+			fe = f + digits8(f, e, &frac);
+			if (fe == f + 8 && fe < e && is_digit(*fe))
+				frac = frac * 10 + (*fe++ - '0');
+			if (fe < e && is_digit(*fe))
+				return 0; /* more than 9 */
 			if (fe < e && *fe == ':' && fe > f) {
-				if (t - q > 11 || fe - f > 9)
-					return 0;
 				digits = fe - f;
 				q = fe + 1;
 				break;
