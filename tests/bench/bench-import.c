@@ -9,7 +9,9 @@
  * CPU-second: events the tool read over the CPU time it spent (import: the process's
  * CPU clock, the writer thread included, plus the child that reads a trace.dat
  * (lib/import-dat.c); perf: the child's user + system time from wait4()), the median of
- * RUNS runs. perf's events are the samples in perf.data
+ * RUNS rounds; each round runs every configuration and perf once, and the ratios to perf
+ * are the median of the per-round ratios, so that the load of a busy host (CPU-s grow
+ * with it) weighs on both sides alike. perf's events are the samples in perf.data
  * (`perf script | wc -l`); the two recordings of the workload differ in size and perf
  * also records sched_stat_runtime, hence per CPU-second. Needs root, hackbench, perf and
  * trace-cmd; says what is missing otherwise. SL_BENCH_IMPORT_ARGS overrides the
@@ -28,7 +30,7 @@
 #include "import.h"
 #include "topo.h"
 
-#define RUNS 3
+#define RUNS 5
 
 struct figure {
 	const char *what;
@@ -60,46 +62,44 @@ static void print_figure(const struct figure *f)
 	       (unsigned long long)f->events, cpu, cpu > 0 ? f->events / cpu / 1e6 : 0);
 }
 
+/* Import run r of one configuration into f->cpu_s[r]. */
 static int import(const char *dir, const char *file, bool store, bool windows_only,
-		  const struct sl_topo *topo, struct figure *f)
+		  const struct sl_topo *topo, int r, struct figure *f)
 {
+	struct sl_import_opts o = { .topo = topo, .label = "bench-import" };
+	struct sl_import_result res;
 	char path[4096], db[4096];
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	for (int r = 0; r < RUNS; r++) {
-		struct sl_import_opts o = { .path = path, .topo = topo, .label = "bench-import" };
-		struct sl_import_result res;
-		int err;
-
-		snprintf(db, sizeof(db), "%s/run%d.db", dir, r);
-		unlink(db);
-		if (store)
-			o.db_path = db;
-		o.windows_only = windows_only;
-		err = sl_import_run(&o, &res);
-		if (err < 0 || res.session.writer.dropped[SL_ROW_SLICE] ||
-		    res.session.writer.dropped[SL_ROW_FACT]) {
-			printf("import: '%s' failed: %s\n", path,
-			       err < 0 ? sl_errmsg(err) : "rows dropped");
-			sl_import_result_free(&res);
-			return -1;
-		}
-		f->events = res.events_total;
-		f->cpu_s[r] = res.cpu_s;
+	snprintf(db, sizeof(db), "%s/run%d.db", dir, r);
+	unlink(db);
+	o.path = path;
+	if (store)
+		o.db_path = db;
+	o.windows_only = windows_only;
+	err = sl_import_run(&o, &res);
+	if (err < 0 || res.session.writer.dropped[SL_ROW_SLICE] ||
+	    res.session.writer.dropped[SL_ROW_FACT]) {
+		printf("import: '%s' failed: %s\n", path,
+		       err < 0 ? sl_errmsg(err) : "rows dropped");
 		sl_import_result_free(&res);
-		unlink(db);
+		return -1;
 	}
+	f->events = res.events_total;
+	f->cpu_s[r] = res.cpu_s;
+	sl_import_result_free(&res);
+	unlink(db);
 	return 0;
 }
 
-/* perf sched timehist -s over perf.data: the child's CPU time. */
-static int perf_timehist(const char *dir, struct figure *f)
+/* perf's events: the samples in perf.data. */
+static int perf_events(const char *dir, struct figure *f)
 {
-	char data[4096], cmd[4200], line[64];
+	char cmd[4200], line[64];
 	FILE *p;
 
-	snprintf(data, sizeof(data), "%s/perf.data", dir);
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null | wc -l", data);
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s/perf.data' 2>/dev/null | wc -l", dir);
 	p = popen(cmd, "r");
 	if (!p || !fgets(line, sizeof(line), p)) {
 		if (p)
@@ -108,27 +108,46 @@ static int perf_timehist(const char *dir, struct figure *f)
 	}
 	pclose(p);
 	f->events = strtoull(line, NULL, 10);
-	for (int r = 0; r < RUNS; r++) {
-		struct rusage ru;
-		int status;
-		pid_t pid = fork();
-
-		if (pid < 0)
-			return -1;
-		if (pid == 0) {
-			int null = open("/dev/null", O_WRONLY);
-
-			dup2(null, 1);
-			dup2(null, 2);
-			execlp("perf", "perf", "sched", "timehist", "-s", "-i", data, (char *)NULL);
-			_exit(127);
-		}
-		if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
-			return -1;
-		f->cpu_s[r] = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
-			      ru.ru_stime.tv_usec / 1e6;
-	}
 	return 0;
+}
+
+/* Run r of perf sched timehist -s over perf.data: the child's CPU time. */
+static int perf_timehist(const char *dir, int r, struct figure *f)
+{
+	char data[4096];
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("perf", "perf", "sched", "timehist", "-s", "-i", data, (char *)NULL);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	f->cpu_s[r] = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		      ru.ru_stime.tv_usec / 1e6;
+	return 0;
+}
+
+/* The median over the rounds of f's rate over perf's in the same round. */
+static double ratio(const struct figure *f, const struct figure *perf)
+{
+	double v[RUNS];
+
+	for (int r = 0; r < RUNS; r++)
+		v[r] = f->cpu_s[r] > 0 && perf->cpu_s[r] > 0 ?
+			       (f->events / f->cpu_s[r]) / (perf->events / perf->cpu_s[r]) :
+			       0;
+	return median(v);
 }
 
 int main(void)
@@ -144,7 +163,6 @@ int main(void)
 	struct figure perf = { "perf sched timehist -s (perf.data)" };
 	struct sl_topo *topo = NULL;
 	char dir[] = "/var/tmp/sl-bench-import-XXXXXX", cmd[8192];
-	double best;
 
 	if (geteuid() != 0) {
 		printf("import: skipped (needs root to trace the workload)\n");
@@ -171,18 +189,26 @@ int main(void)
 	}
 	if (sl_topo_read("/", &topo) < 0)
 		topo = NULL;
-	if (import(dir, "w.dat", true, false, topo, &dat_store) ||
-	    import(dir, "w.txt", true, false, topo, &text_store) ||
-	    import(dir, "w.dat", true, true, topo, &dat_win) ||
-	    import(dir, "w.txt", true, true, topo, &text_win) ||
-	    import(dir, "w.dat", false, false, topo, &dat_none) ||
-	    import(dir, "w.txt", false, false, topo, &text_none))
-		goto fail;
-	if (perf_timehist(dir, &perf)) {
-		printf("import: perf sched timehist -s failed\n");
+	if (perf_events(dir, &perf)) {
+		printf("import: perf script failed\n");
 		goto fail;
 	}
-	printf("import: hackbench %s traced on this host; median of %d runs\n", args, RUNS);
+	/* rounds: every configuration and perf once each, so that a change in the host's load
+	 * touches all of them alike; the ratios are taken within each round */
+	for (int r = 0; r < RUNS; r++) {
+		if (import(dir, "w.dat", true, false, topo, r, &dat_store) ||
+		    import(dir, "w.txt", true, false, topo, r, &text_store) ||
+		    import(dir, "w.dat", true, true, topo, r, &dat_win) ||
+		    import(dir, "w.txt", true, true, topo, r, &text_win) ||
+		    import(dir, "w.dat", false, false, topo, r, &dat_none) ||
+		    import(dir, "w.txt", false, false, topo, r, &text_none))
+			goto fail;
+		if (perf_timehist(dir, r, &perf)) {
+			printf("import: perf sched timehist -s failed\n");
+			goto fail;
+		}
+	}
+	printf("import: hackbench %s traced on this host; median of %d rounds\n", args, RUNS);
 	print_figure(&dat_store);
 	print_figure(&text_store);
 	print_figure(&dat_win);
@@ -190,13 +216,10 @@ int main(void)
 	print_figure(&dat_none);
 	print_figure(&text_none);
 	print_figure(&perf);
-	best = perf.events / median(perf.cpu_s);
-	printf("  vs perf (target 2x): trace.dat+store %.2fx, text+store %.2fx, trace.dat "
-	       "windows-only %.2fx, text windows-only %.2fx\n",
-	       dat_store.events / median(dat_store.cpu_s) / best,
-	       text_store.events / median(text_store.cpu_s) / best,
-	       dat_win.events / median(dat_win.cpu_s) / best,
-	       text_win.events / median(text_win.cpu_s) / best);
+	printf("  vs perf (target 2x; median of the per-round ratios): trace.dat+store %.2fx, "
+	       "text+store %.2fx, trace.dat windows-only %.2fx, text windows-only %.2fx\n",
+	       ratio(&dat_store, &perf), ratio(&text_store, &perf), ratio(&dat_win, &perf),
+	       ratio(&text_win, &perf));
 	sl_topo_free(topo);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) ? 1 : 0;
