@@ -431,14 +431,17 @@ static int reap(struct sl_dat *d, bool kill_it)
 {
 	struct rusage ru;
 	int status = 0;
+	pid_t r;
 
 	if (d->child <= 0)
 		return 0;
 	if (kill_it)
 		kill(d->child, SIGKILL);
-	while (wait4(d->child, &status, 0, &ru) < 0 && errno == EINTR)
+	while ((r = wait4(d->child, &status, 0, &ru)) < 0 && errno == EINTR)
 		;
 	d->child = 0;
+	if (r <= 0)
+		return 0; /* reaped by someone else (SIGCHLD ignored): no status, no CPU time */
 	d->child_cpu_s += ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
 			  ru.ru_stime.tv_usec / 1e6;
 	return WIFSIGNALED(status) && !kill_it ? WTERMSIG(status) : 0;
