@@ -657,6 +657,36 @@ static inline __attribute__((always_inline)) const char *back_num(const char *lo
 	const char *q = e;
 	int64_t v = 0, m = 1;
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (e - lo >= 9) {
+		uint64_t x, nd;
+		unsigned int n;
+
+		/* SWAR, from the end: c ^ '0' is below 10 for digits only; the add is masked so
+		 * no carry crosses bytes */
+		memcpy(&x, e - 8, 8);
+		x ^= 0x3030303030303030ull;
+		nd = (x | ((x & 0x7f7f7f7f7f7f7f7full) + 0x7676767676767676ull)) &
+		     0x8080808080808080ull;
+		n = nd ? 7 - (63 - __builtin_clzll(nd)) / 8 : 8;
+		if (!n)
+			return NULL;
+		if (n < 8) {
+			x &= ~0ull << (8 * (8 - n)); /* zeros (leading '0's) before the digits */
+			x = ((x & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+			x = ((x & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+			x = ((x & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
+			q = e - n;
+			v = (int64_t)x;
+			if (q[-1] == '-') { /* q - 1 >= e - 8 >= lo */
+				q--;
+				v = -v;
+			}
+			*ret = v;
+			return q;
+		}
+	}
+#endif
 	while (q > lo && is_digit(q[-1])) {
 		if (e - q == 12)
 			return NULL;
@@ -782,12 +812,16 @@ static int fast_line(struct line *l, struct sl_event *ev)
 		return 0;
 	for (j = b; j > s && j[-1] == ' '; j--)
 		;
-	for (q = j; q > s && is_digit(q[-1]); q--)
-		;
-	if (q == j || j - q > 7 || q == s || q[-1] != '-')
-		return 0;
-	for (const char *c = q; c < j; c++)
-		pid = pid * 10 + (*c - '0');
+	{
+		int64_t v;
+
+		/* "-<pid>": back_num() takes the dash as a sign; the digits follow it */
+		q = back_num(s, j, &v);
+		if (!q || *q != '-' || j - (q + 1) > 7)
+			return 0;
+		q++;
+		pid = (uint64_t)-v;
+	}
 	if (cpu >= (uint64_t)p->max_cpus || cpu > 0xffff || pid > SL_TEXT_PID_MAX)
 		return 0;
 
