@@ -121,8 +121,39 @@ void hubs_on_boundary(struct sl_engine *e);
 /* engine-window.c */
 int window_init(struct sl_engine *e);
 void window_free(struct sl_engine *e);
-struct sl_window_rec *window_for(struct sl_engine *e, uint64_t ts, uint16_t group);
-void window_count_event(struct sl_engine *e, uint64_t ts);
+struct sl_window_rec *window_for_slow(struct sl_engine *e, uint64_t ts, uint16_t group);
+void window_count_event_slow(struct sl_engine *e, uint64_t ts);
+
+/* The newest open window if it holds ts, else NULL. */
+static inline struct window *window_newest_for(const struct sl_engine *e, uint64_t ts)
+{
+	struct window *w = e->win_newest;
+
+	if (w && ts >= w->start_ns && ts - w->start_ns < e->cfg.window_ns)
+		return w;
+	return NULL;
+}
+
+/* The accumulators of group in the window holding ts (opening windows up to it). Nearly
+ * every lookup is for a group already seen in the newest window: that is done inline. */
+static inline struct sl_window_rec *window_for(struct sl_engine *e, uint64_t ts, uint16_t group)
+{
+	struct window *w = window_newest_for(e, ts);
+
+	if (w && w->slot_of_group[group] >= 0)
+		return &w->groups[w->slot_of_group[group]];
+	return window_for_slow(e, ts, group);
+}
+
+static inline void window_count_event(struct sl_engine *e, uint64_t ts)
+{
+	struct window *w = window_newest_for(e, ts);
+
+	if (w)
+		w->events++;
+	else
+		window_count_event_slow(e, ts);
+}
 /* Opens the windows up to the one holding ts, so quiet time at the end is covered. */
 void window_extend(struct sl_engine *e, uint64_t ts);
 void window_count_lost(struct sl_engine *e, uint64_t ts, uint64_t count);

@@ -14,7 +14,7 @@ static uint8_t relation(const struct sl_engine *e, int a, int b)
 {
 	if (!e->topo || a < 0 || b < 0)
 		return SL_RREL_UNKNOWN;
-	return (uint8_t)sl_topo_relation(e->topo, a, b);
+	return (uint8_t)sl_policy_relation(&e->ptopo, a, b);
 }
 
 static void count(struct sl_window_rec *w, const struct sl_wakeup_rec *r)
@@ -107,7 +107,7 @@ static void target_state(struct sl_engine *e, struct sl_wakeup_rec *r)
 		r->target_state = SL_TS_CLAIMED;
 	else
 		r->target_state = SL_TS_IDLE;
-	if (!e->topo || !sl_topo_cpu_valid(e->topo, r->target_cpu))
+	if (!sl_policy_cpu_valid(&e->ptopo, r->target_cpu))
 		return;
 	r->llc_idle = (uint16_t)sl_policy_llc_avail(&e->ptopo, r->target_cpu);
 	missed = r->target_state == SL_TS_BUSY || r->target_state == SL_TS_CLAIMED;

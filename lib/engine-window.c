@@ -140,8 +140,8 @@ static struct window *window_at(struct sl_engine *e, uint64_t ts)
 	int64_t k;
 
 	/* most lookups are for the newest window: no division for them */
-	last = e->win_newest;
-	if (last && ts >= last->start_ns && ts - last->start_ns < e->cfg.window_ns)
+	last = window_newest_for(e, ts);
+	if (last)
 		return last;
 	k = index_of(e, ts);
 
@@ -153,7 +153,7 @@ static struct window *window_at(struct sl_engine *e, uint64_t ts)
 	return ring(e, k);
 }
 
-struct sl_window_rec *window_for(struct sl_engine *e, uint64_t ts, uint16_t group)
+struct sl_window_rec *window_for_slow(struct sl_engine *e, uint64_t ts, uint16_t group)
 {
 	struct window *w = window_at(e, ts);
 	int16_t slot = w->slot_of_group[group];
@@ -176,7 +176,7 @@ struct sl_window_rec *window_for(struct sl_engine *e, uint64_t ts, uint16_t grou
 	return &w->groups[slot];
 }
 
-void window_count_event(struct sl_engine *e, uint64_t ts)
+void window_count_event_slow(struct sl_engine *e, uint64_t ts)
 {
 	window_at(e, ts)->events++;
 }

@@ -116,14 +116,22 @@ int sl_policy_topo_init(struct sl_policy_topo *p, const struct sl_topo *topo)
 	p->llc_known = calloc(topo->nr_llcs, sizeof(int32_t));
 	p->llc_avail = calloc(topo->nr_llcs, sizeof(int32_t));
 	p->llc_idle_cores = calloc(topo->nr_llcs, sizeof(int32_t));
+	p->core_of = malloc(topo->nr_cpus * sizeof(int32_t));
+	p->llc_of = malloc(topo->nr_cpus * sizeof(int32_t));
+	p->pkg_of = malloc(topo->nr_cpus * sizeof(int32_t));
 	if (!p->known || !p->avail || !p->mc_buddy || !p->smt_buddy || !p->core_size ||
 	    !p->core_avail || !p->llc_size || !p->llc_known || !p->llc_avail ||
-	    !p->llc_idle_cores || build_buddies(p)) {
+	    !p->llc_idle_cores || !p->core_of || !p->llc_of || !p->pkg_of || build_buddies(p)) {
 		sl_policy_topo_free(p);
 		return -ENOMEM;
 	}
 	for (int c = 0; c < topo->nr_cpus; c++) {
-		if (!topo->cpus[c].online)
+		bool on = topo->cpus[c].online;
+
+		p->core_of[c] = on ? topo->cpus[c].core : -1;
+		p->llc_of[c] = on ? topo->cpus[c].llc : -1;
+		p->pkg_of[c] = on ? topo->cpus[c].package : -1;
+		if (!on)
 			continue;
 		p->core_size[topo->cpus[c].core]++;
 		p->llc_size[topo->cpus[c].llc]++;
@@ -143,20 +151,21 @@ void sl_policy_topo_free(struct sl_policy_topo *p)
 	free(p->llc_known);
 	free(p->llc_avail);
 	free(p->llc_idle_cores);
+	free(p->core_of);
+	free(p->llc_of);
+	free(p->pkg_of);
 	memset(p, 0, sizeof(*p));
 }
 
-void sl_policy_set(struct sl_policy_topo *p, int cpu, bool known, bool avail)
+void sl_policy_set_slow(struct sl_policy_topo *p, int cpu, bool known, bool avail)
 {
-	const struct sl_topo_cpu *tc;
 	int core, llc;
 	bool was_idle_core;
 
-	if (cpu < 0 || cpu >= p->nr_cpus || !p->topo->cpus[cpu].online)
+	if (!sl_policy_cpu_valid(p, cpu))
 		return;
-	tc = &p->topo->cpus[cpu];
-	core = tc->core;
-	llc = tc->llc;
+	core = p->core_of[cpu];
+	llc = p->llc_of[cpu];
 	avail = avail && known;
 	if (known != p->known[cpu]) {
 		p->llc_known[llc] += known ? 1 : -1;
@@ -172,20 +181,6 @@ void sl_policy_set(struct sl_policy_topo *p, int cpu, bool known, bool avail)
 		p->llc_idle_cores[llc] += was_idle_core ? -1 : 1;
 }
 
-int sl_policy_llc_avail(const struct sl_policy_topo *p, int cpu)
-{
-	if (cpu < 0 || cpu >= p->nr_cpus || !p->topo->cpus[cpu].online)
-		return 0;
-	return p->llc_avail[p->topo->cpus[cpu].llc];
-}
-
-bool sl_policy_sibling_avail(const struct sl_policy_topo *p, int cpu)
-{
-	if (cpu < 0 || cpu >= p->nr_cpus || !p->topo->cpus[cpu].online)
-		return false;
-	return p->core_avail[p->topo->cpus[cpu].core] - p->avail[cpu] > 0;
-}
-
 /* Every CPU of cpu's LLC known: a policy that scans the LLC can be evaluated. */
 static bool llc_known(const struct sl_policy_topo *p, int cpu)
 {
@@ -193,26 +188,18 @@ static bool llc_known(const struct sl_policy_topo *p, int cpu)
 
 	if (!sl_policy_known(p, cpu))
 		return false;
-	llc = p->topo->cpus[cpu].llc;
+	llc = p->llc_of[cpu];
 	return p->llc_known[llc] == p->llc_size[llc];
 }
 
+/* The target's side of every comparison, looked up once per wakeup. */
 struct fp_ctx {
 	const struct sl_policy_topo *p;
 	int target;
-	const struct sl_topo_cpu *tc; /* target's topology */
+	int llc, core; /* the target's */
 	bool target_avail;
+	bool target_idle_core; /* every CPU of the target's core available */
 };
-
-static bool same_llc(const struct fp_ctx *f, int cpu)
-{
-	return f->p->topo->cpus[cpu].llc == f->tc->llc;
-}
-
-static bool same_core(const struct fp_ctx *f, int cpu)
-{
-	return f->p->topo->cpus[cpu].core == f->tc->core;
-}
 
 static bool llc_scan_agrees(const struct fp_ctx *f, int t0)
 {
@@ -220,10 +207,10 @@ static bool llc_scan_agrees(const struct fp_ctx *f, int t0)
 
 	if (p->avail[t0])
 		return f->target == t0;
-	if (p->llc_idle_cores[p->topo->cpus[t0].llc] > 0)
-		return same_llc(f, t0) && p->core_avail[f->tc->core] == p->core_size[f->tc->core];
-	if (sl_policy_sibling_avail(p, t0))
-		return f->target_avail && same_core(f, t0);
+	if (p->llc_idle_cores[p->llc_of[t0]] > 0)
+		return p->llc_of[t0] == f->llc && f->target_idle_core;
+	if (p->core_avail[p->core_of[t0]] - p->avail[t0] > 0)
+		return f->target_avail && p->core_of[t0] == f->core;
 	return f->target == t0;
 }
 
@@ -247,10 +234,10 @@ static bool smt_first_agrees(const struct fp_ctx *f, int t0)
 
 	if (p->avail[t0])
 		return f->target == t0;
-	if (sl_policy_sibling_avail(p, t0))
-		return f->target_avail && same_core(f, t0);
-	if (p->llc_avail[p->topo->cpus[t0].llc] > 0)
-		return f->target_avail && same_llc(f, t0);
+	if (p->core_avail[p->core_of[t0]] - p->avail[t0] > 0)
+		return f->target_avail && p->core_of[t0] == f->core;
+	if (p->llc_avail[p->llc_of[t0]] > 0)
+		return f->target_avail && p->llc_of[t0] == f->llc;
 	return f->target == t0;
 }
 
@@ -260,23 +247,27 @@ void sl_policy_fingerprint(const struct sl_policy_topo *p, int target, int prev,
 	struct fp_ctx f = { .p = p, .target = target };
 	int cand[2], nr = 0;
 	uint8_t known = 0, agree = 0;
+	bool prev_llc_known;
 
 	*ret_known = *ret_agree = 0;
 	if (!p->topo || !llc_known(p, target))
 		return;
-	f.tc = &p->topo->cpus[target];
+	f.llc = p->llc_of[target];
+	f.core = p->core_of[target];
 	f.target_avail = p->avail[target];
-	if (llc_known(p, prev))
+	f.target_idle_core = p->core_avail[f.core] == p->core_size[f.core];
+	prev_llc_known = llc_known(p, prev);
+	if (prev_llc_known)
 		cand[nr++] = prev;
 	if (waker != prev && llc_known(p, waker))
 		cand[nr++] = waker;
 
-	if (llc_known(p, prev)) {
+	if (prev_llc_known) {
 		known |= 1 << SL_POL_PREV_IDLE;
 		if (p->avail[prev])
 			agree |= (target == prev) << SL_POL_PREV_IDLE;
-		else if (p->llc_avail[p->topo->cpus[prev].llc] > 0)
-			agree |= (f.target_avail && same_llc(&f, prev)) << SL_POL_PREV_IDLE;
+		else if (p->llc_avail[p->llc_of[prev]] > 0)
+			agree |= (f.target_avail && p->llc_of[prev] == f.llc) << SL_POL_PREV_IDLE;
 		else
 			agree |= (target == prev) << SL_POL_PREV_IDLE;
 	}

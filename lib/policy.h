@@ -38,14 +38,37 @@ struct sl_policy_topo {
 	int32_t *llc_known; /* per LLC: known CPUs */
 	int32_t *llc_avail; /* per LLC: available CPUs */
 	int32_t *llc_idle_cores; /* per LLC: cores whose CPUs are all available */
+	/* per CPU, copied out of topo->cpus[] so the hot paths touch dense arrays: the
+	 * CPU's core, LLC and package, all -1 for an offline or undescribed CPU */
+	int32_t *core_of;
+	int32_t *llc_of;
+	int32_t *pkg_of;
 };
 
 /* topo may be NULL (no placement information). 0 or -ENOMEM. */
 int sl_policy_topo_init(struct sl_policy_topo *p, const struct sl_topo *topo);
 void sl_policy_topo_free(struct sl_policy_topo *p);
 
-/* Records that cpu is now known/unknown and available or not, updating the counters. */
-void sl_policy_set(struct sl_policy_topo *p, int cpu, bool known, bool avail);
+void sl_policy_set_slow(struct sl_policy_topo *p, int cpu, bool known, bool avail);
+
+/* True if cpu is online and described by the topology (sl_topo_cpu_valid()). */
+static inline bool sl_policy_cpu_valid(const struct sl_policy_topo *p, int cpu)
+{
+	return cpu >= 0 && cpu < p->nr_cpus && p->core_of[cpu] >= 0;
+}
+
+/*
+ * Records that cpu is now known/unknown and available or not, updating the counters.
+ * Most calls change nothing (a switch between two tasks), so that is settled inline.
+ */
+static inline void sl_policy_set(struct sl_policy_topo *p, int cpu, bool known, bool avail)
+{
+	if (!sl_policy_cpu_valid(p, cpu))
+		return;
+	if (p->known[cpu] == known && p->avail[cpu] == (avail && known))
+		return;
+	sl_policy_set_slow(p, cpu, known, avail);
+}
 
 /* Whether cpu is described by the topology and its state is known. */
 static inline bool sl_policy_known(const struct sl_policy_topo *p, int cpu)
@@ -54,8 +77,35 @@ static inline bool sl_policy_known(const struct sl_policy_topo *p, int cpu)
 }
 
 /* Available CPUs in cpu's LLC, and whether one of cpu's SMT siblings is available. */
-int sl_policy_llc_avail(const struct sl_policy_topo *p, int cpu);
-bool sl_policy_sibling_avail(const struct sl_policy_topo *p, int cpu);
+static inline int sl_policy_llc_avail(const struct sl_policy_topo *p, int cpu)
+{
+	if (!sl_policy_cpu_valid(p, cpu))
+		return 0;
+	return p->llc_avail[p->llc_of[cpu]];
+}
+
+static inline bool sl_policy_sibling_avail(const struct sl_policy_topo *p, int cpu)
+{
+	if (!sl_policy_cpu_valid(p, cpu))
+		return false;
+	return p->core_avail[p->core_of[cpu]] - p->avail[cpu] > 0;
+}
+
+/* Relation of CPUs a and b, as sl_topo_relation() would answer it. */
+static inline enum sl_relation sl_policy_relation(const struct sl_policy_topo *p, int a, int b)
+{
+	if (!sl_policy_cpu_valid(p, a) || !sl_policy_cpu_valid(p, b))
+		return SL_REL_UNKNOWN;
+	if (a == b)
+		return SL_REL_SAME;
+	if (p->core_of[a] == p->core_of[b])
+		return SL_REL_SMT;
+	if (p->llc_of[a] == p->llc_of[b])
+		return SL_REL_LLC;
+	if (p->pkg_of[a] == p->pkg_of[b])
+		return SL_REL_PACKAGE;
+	return SL_REL_REMOTE;
+}
 
 /*
  * The fingerprint of one wakeup, evaluated before the wakee's own claim on target:
