@@ -63,3 +63,25 @@ int64_t fixture_q_int(const char *path, const char *sql)
 	sqlite3_close(db);
 	return v;
 }
+
+struct sl_store *fixture_store(const char *name, const struct sl_store_opts *opts,
+			       const struct sl_host_info *h, struct sl_run_meta *m,
+			       int64_t *ret_run)
+{
+	const struct sl_store_opts create = { .flags = SL_STORE_CREATE };
+	struct sl_store *st = NULL;
+	int64_t host;
+	int err;
+
+	if ((err = sl_store_open_opts(fixture_path(name), opts ? opts : &create, &st)) ||
+	    (err = sl_store_host_upsert(st, h, &host))) {
+		printf("Bail out! cannot set up the store %s: %s\n", name, sl_errmsg(err));
+		exit(1);
+	}
+	m->host_id = host;
+	if ((err = sl_store_run_begin(st, m, ret_run))) {
+		printf("Bail out! cannot begin a run in %s: %s\n", name, sl_errmsg(err));
+		exit(1);
+	}
+	return st;
+}

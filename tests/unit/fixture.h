@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "store.h"
 #include "topo.h"
 
 /* "westmere", "epyc" or "guest16"; exits the test with "Bail out!" if it cannot. The
@@ -21,5 +22,11 @@ char *fixture_path(const char *name);
 /* The first column of the first row of sql, through a read-only connection of its own;
  * -998 if the file does not open, -999 if the query fails or returns no row. */
 int64_t fixture_q_int(const char *path, const char *sql);
+
+/* A store at fixture_path(name) opened with opts (NULL: created), host h stored and a run
+ * of meta m begun (m->host_id is set); exits the test with "Bail out!" if it cannot. */
+struct sl_store *fixture_store(const char *name, const struct sl_store_opts *opts,
+			       const struct sl_host_info *h, struct sl_run_meta *m,
+			       int64_t *ret_run);
 
 #endif

@@ -133,7 +133,6 @@ static void test_minutes(void)
 static struct sl_store *new_store(const char *name, const struct sl_store_opts *opts,
 				  int64_t *ret_run)
 {
-	struct sl_store *st = NULL;
 	struct sl_cpu_row cpus[2] = { { .cpu = 0, .online = true, .node = -1 },
 				      { .cpu = 1, .online = true, .core = 1, .node = -1 } };
 	struct sl_host_info h = { .hostname = "kind",
@@ -142,17 +141,8 @@ static struct sl_store *new_store(const char *name, const struct sl_store_opts *
 				  .cpus = cpus,
 				  .nr_cpu_rows = 2 };
 	struct sl_run_meta m = { .kernel_release = "6.18", .start_ns = 1000 };
-	int64_t host;
 
-	if (sl_store_open_opts(fixture_path(name), opts, &st) ||
-	    sl_store_host_upsert(st, &h, &host)) {
-		diag("%s", sl_errmsg(-1));
-		exit(1);
-	}
-	m.host_id = host;
-	if (sl_store_run_begin(st, &m, ret_run))
-		exit(1);
-	return st;
+	return fixture_store(name, opts, &h, &m, ret_run);
 }
 
 static void test_writer(void)

@@ -21,22 +21,12 @@
 
 static struct sl_store *new_store(const char *name, int64_t *ret_run)
 {
-	struct sl_store *st = NULL;
 	struct sl_host_info h = { .hostname = "kind",
 				  .topo_hash = "0123456789abcdef",
 				  .nr_cpus = 2 };
 	struct sl_run_meta m = { .kernel_release = "6.18", .workload = "test" };
-	int64_t host;
 
-	if (sl_store_open(fixture_path(name), SL_STORE_CREATE, &st) ||
-	    sl_store_host_upsert(st, &h, &host)) {
-		diag("%s", sl_errmsg(-1));
-		exit(1);
-	}
-	m.host_id = host;
-	if (sl_store_run_begin(st, &m, ret_run))
-		exit(1);
-	return st;
+	return fixture_store(name, NULL, &h, &m, ret_run);
 }
 
 static struct sl_wakeup_rec wakeup(int64_t run, uint64_t ts, int pid)
