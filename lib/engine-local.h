@@ -9,6 +9,8 @@
 #ifndef SL_ENGINE_LOCAL_H
 #define SL_ENGINE_LOCAL_H
 
+#include <string.h>
+
 #include "engine.h"
 #include "groups.h"
 #include "policy.h"
@@ -59,6 +61,9 @@ struct window {
 	int16_t *slot_of_group; /* group id -> index in groups, -1 if none */
 };
 
+/* Slots of the task table by pid, a hint only: a slot holding pid is pid's task. */
+#define TASK_HINTS 1024
+
 struct sl_engine {
 	struct sl_engine_config cfg;
 	struct sl_engine_sink sink;
@@ -72,6 +77,7 @@ struct sl_engine {
 	struct cpu_state *cpus;
 
 	struct sl_tasktab tasks;
+	uint32_t task_hint[TASK_HINTS]; /* pid % TASK_HINTS -> slot it was last found in */
 	struct sl_groups groups;
 
 	struct open_preempt *preempts;
@@ -91,7 +97,29 @@ struct sl_engine {
 };
 
 /* engine.c */
-struct sl_task *engine_task(struct sl_engine *e, int32_t pid, const char *comm, uint64_t ts);
+struct sl_task *engine_task_slow(struct sl_engine *e, int32_t pid, const char *comm, uint64_t ts);
+
+/*
+ * The task for pid, created on first sight. comm (may be NULL) renames it: exec changes a
+ * task's comm, and with it its group. NULL for the idle task and when the table is full.
+ * Nearly every call finds a known task under an unchanged comm in its hinted slot: that
+ * is settled here, anything else (a miss, a new task, a rename) by engine_task_slow().
+ */
+static inline struct sl_task *engine_task(struct sl_engine *e, int32_t pid, const char *comm,
+					  uint64_t ts)
+{
+	uint32_t i = e->task_hint[(uint32_t)pid % TASK_HINTS];
+
+	if (pid > 0 && i < e->tasks.cap) {
+		struct sl_task *t = &e->tasks.slots[i];
+
+		if (t->pid == pid && (!comm || !comm[0] || !memcmp(t->comm, comm, SL_COMM_LEN))) {
+			t->last_ns = ts;
+			return t;
+		}
+	}
+	return engine_task_slow(e, pid, comm, ts);
+}
 void engine_cpu_set(struct sl_engine *e, int cpu, bool known, int32_t curr);
 void engine_claim(struct sl_engine *e, struct sl_task *t, int cpu);
 void engine_unclaim(struct sl_engine *e, struct sl_task *t);

