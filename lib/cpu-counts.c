@@ -31,6 +31,8 @@ struct sl_cpu_counts {
 	int nr_cpus;
 	int nr_slots;
 	struct minute *slots;
+	struct minute *first; /* the open minute with the lowest index, NULL if none */
+	struct minute *last; /* the minute the previous record landed in, NULL if none */
 	uint64_t rows;
 };
 
@@ -101,8 +103,8 @@ static void emit_minute(struct sl_cpu_counts *cc, struct minute *m, uint64_t end
 	m->open = false;
 }
 
-/* The open minute with the lowest index, NULL if none. */
-static struct minute *oldest(struct sl_cpu_counts *cc)
+/* The open minute with the lowest index, NULL if none: a scan, for when one closes. */
+static struct minute *scan_oldest(struct sl_cpu_counts *cc)
 {
 	struct minute *o = NULL;
 
@@ -110,6 +112,17 @@ static struct minute *oldest(struct sl_cpu_counts *cc)
 		if (cc->slots[i].open && (!o || cc->slots[i].k < o->k))
 			o = &cc->slots[i];
 	return o;
+}
+
+/* Closes the oldest open minute (emitting it) and finds the next oldest. */
+static void close_oldest(struct sl_cpu_counts *cc, uint64_t end_ns)
+{
+	struct minute *o = cc->first;
+
+	emit_minute(cc, o, end_ns);
+	if (cc->last == o)
+		cc->last = NULL;
+	cc->first = scan_oldest(cc);
 }
 
 /* Room for a counter of cpu in every minute; false if out of memory. */
@@ -135,7 +148,7 @@ static bool grow(struct sl_cpu_counts *cc, int cpu)
 
 void sl_cpu_counts_add(struct sl_cpu_counts *cc, uint64_t origin_ns, const struct sl_wakeup_rec *r)
 {
-	struct minute *m = NULL, *o;
+	struct minute *m = NULL;
 	struct cpu_tally *t;
 	uint64_t k;
 
@@ -151,9 +164,13 @@ void sl_cpu_counts_add(struct sl_cpu_counts *cc, uint64_t origin_ns, const struc
 	if (r->ts_ns > cc->newest_ns)
 		cc->newest_ns = r->ts_ns;
 	/* minutes no record can reach any more, oldest first */
-	while ((o = oldest(cc)) &&
-	       cc->origin_ns + (o->k + 1) * SL_CPU_COUNTS_MINUTE_NS + cc->lag_ns <= cc->newest_ns)
-		emit_minute(cc, o, 0);
+	while (cc->first &&
+	       cc->origin_ns + (cc->first->k + 1) * SL_CPU_COUNTS_MINUTE_NS + cc->lag_ns <=
+		       cc->newest_ns)
+		close_oldest(cc, 0);
+	/* nearly every record lands in the minute of the one before */
+	if (cc->last && cc->last->open && cc->last->k == k)
+		m = cc->last;
 	for (int i = 0; i < cc->nr_slots && !m; i++)
 		if (cc->slots[i].open && cc->slots[i].k == k)
 			m = &cc->slots[i];
@@ -162,13 +179,16 @@ void sl_cpu_counts_add(struct sl_cpu_counts *cc, uint64_t origin_ns, const struc
 			m = &cc->slots[i];
 	if (!m) {
 		/* later than lag_ns promised: make room (the minute may get a second row) */
-		m = oldest(cc);
-		emit_minute(cc, m, 0);
+		m = cc->first;
+		close_oldest(cc, 0);
 	}
 	if (!m->open) {
 		m->open = true;
 		m->k = k;
+		if (!cc->first || k < cc->first->k)
+			cc->first = m;
 	}
+	cc->last = m;
 	t = &m->cpus[r->target_cpu];
 	t->wakeups++;
 	t->busy += r->target_state == SL_TS_BUSY || r->target_state == SL_TS_CLAIMED;
@@ -178,10 +198,8 @@ void sl_cpu_counts_add(struct sl_cpu_counts *cc, uint64_t origin_ns, const struc
 
 void sl_cpu_counts_finish(struct sl_cpu_counts *cc, uint64_t end_ns)
 {
-	struct minute *o;
-
 	if (end_ns && end_ns <= cc->newest_ns)
 		end_ns = cc->newest_ns + 1;
-	while ((o = oldest(cc)))
-		emit_minute(cc, o, end_ns);
+	while (cc->first)
+		close_oldest(cc, end_ns);
 }
