@@ -182,7 +182,7 @@ void sl_policy_set_slow(struct sl_policy_topo *p, int cpu, bool known, bool avai
 }
 
 /* Every CPU of cpu's LLC known: a policy that scans the LLC can be evaluated. */
-static bool llc_known(const struct sl_policy_topo *p, int cpu)
+static inline bool llc_known(const struct sl_policy_topo *p, int cpu)
 {
 	int llc;
 
@@ -201,44 +201,43 @@ struct fp_ctx {
 	bool target_idle_core; /* every CPU of the target's core available */
 };
 
-static bool llc_scan_agrees(const struct fp_ctx *f, int t0)
+/*
+ * The three policies that start from a candidate t0 (policy.h), evaluated together: they
+ * ask the same questions of t0's core and LLC. Returns their agreement bits.
+ */
+static uint8_t candidate_agrees(const struct fp_ctx *f, int t0)
 {
 	const struct sl_policy_topo *p = f->p;
+	int core0, llc0, choice = t0;
+	bool sibling, scan, smt, same = f->target == t0;
 
+	/* an available t0 is every policy's choice (the buddy rule's too) */
 	if (p->avail[t0])
-		return f->target == t0;
-	if (p->llc_idle_cores[p->llc_of[t0]] > 0)
-		return p->llc_of[t0] == f->llc && f->target_idle_core;
-	if (p->core_avail[p->core_of[t0]] - p->avail[t0] > 0)
-		return f->target_avail && p->core_of[t0] == f->core;
-	return f->target == t0;
-}
+		return same << SL_POL_LLC_SCAN | same << SL_POL_BUDDY | same << SL_POL_SMT_FIRST;
+	core0 = p->core_of[t0];
+	llc0 = p->llc_of[t0];
+	sibling = p->core_avail[core0] > 0; /* t0 itself is not available */
 
-static bool buddy_agrees(const struct fp_ctx *f, int t0)
-{
-	const struct sl_policy_topo *p = f->p;
-	int choice = t0;
+	if (p->llc_idle_cores[llc0] > 0)
+		scan = llc0 == f->llc && f->target_idle_core;
+	else if (sibling)
+		scan = f->target_avail && core0 == f->core;
+	else
+		scan = same;
 
-	if (!p->avail[t0]) {
-		if (p->avail[p->mc_buddy[t0]])
-			choice = p->mc_buddy[t0];
-		else if (p->avail[p->smt_buddy[t0]])
-			choice = p->smt_buddy[t0];
-	}
-	return f->target == choice;
-}
+	if (p->avail[p->mc_buddy[t0]])
+		choice = p->mc_buddy[t0];
+	else if (p->avail[p->smt_buddy[t0]])
+		choice = p->smt_buddy[t0];
 
-static bool smt_first_agrees(const struct fp_ctx *f, int t0)
-{
-	const struct sl_policy_topo *p = f->p;
-
-	if (p->avail[t0])
-		return f->target == t0;
-	if (p->core_avail[p->core_of[t0]] - p->avail[t0] > 0)
-		return f->target_avail && p->core_of[t0] == f->core;
-	if (p->llc_avail[p->llc_of[t0]] > 0)
-		return f->target_avail && p->llc_of[t0] == f->llc;
-	return f->target == t0;
+	if (sibling)
+		smt = f->target_avail && core0 == f->core;
+	else if (p->llc_avail[llc0] > 0)
+		smt = f->target_avail && llc0 == f->llc;
+	else
+		smt = same;
+	return scan << SL_POL_LLC_SCAN | (f->target == choice) << SL_POL_BUDDY |
+	       smt << SL_POL_SMT_FIRST;
 }
 
 void sl_policy_fingerprint(const struct sl_policy_topo *p, int target, int prev, int waker,
@@ -277,11 +276,8 @@ void sl_policy_fingerprint(const struct sl_policy_topo *p, int target, int prev,
 	}
 	if (nr) {
 		known |= 1 << SL_POL_LLC_SCAN | 1 << SL_POL_BUDDY | 1 << SL_POL_SMT_FIRST;
-		for (int i = 0; i < nr; i++) {
-			agree |= llc_scan_agrees(&f, cand[i]) << SL_POL_LLC_SCAN;
-			agree |= buddy_agrees(&f, cand[i]) << SL_POL_BUDDY;
-			agree |= smt_first_agrees(&f, cand[i]) << SL_POL_SMT_FIRST;
-		}
+		for (int i = 0; i < nr; i++)
+			agree |= candidate_agrees(&f, cand[i]);
 	}
 	*ret_known = known;
 	*ret_agree = agree;
