@@ -205,7 +205,7 @@ const char *sl_engine_task_group(const struct sl_engine *e, int32_t pid)
 
 /* ---- CPUs and claims ---- */
 
-static void cpu_refresh(struct sl_engine *e, int cpu)
+static inline void cpu_refresh(struct sl_engine *e, int cpu)
 {
 	struct cpu_state *c = &e->cpus[cpu];
 
