@@ -727,7 +727,8 @@ int synth_run(const struct synth_config *cfg, synth_emit_fn emit, void *ctx,
 				  true);
 	err = s.err ? s.err : s.stop;
 	if (!err && ret_truth) {
-		qsort(s.truth.lhp, s.truth.nr_lhp, sizeof(*s.truth.lhp), cmp_lhp);
+		if (s.truth.nr_lhp) /* qsort's array may not be NULL, even for 0 elements */
+			qsort(s.truth.lhp, s.truth.nr_lhp, sizeof(*s.truth.lhp), cmp_lhp);
 		*ret_truth = s.truth;
 		memset(&s.truth, 0, sizeof(s.truth));
 	}
