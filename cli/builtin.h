@@ -15,6 +15,8 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "usage: <text>" to stderr and returns EXIT_USAGE. */
 int cli_usage(const char *text);
+/* Prints "usage: <text>" to stdout and returns EXIT_OK: --help asked for it, so not an error. */
+int cli_help(const char *text);
 
 int cmd_topology(int argc, char **argv);
 int cmd_record(int argc, char **argv);

@@ -235,8 +235,7 @@ int cmd_diff(int argc, char **argv)
 			format = PR_CSV;
 			break;
 		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
+			return cli_help(usage_text);
 		default:
 			return cli_usage(usage_text);
 		}

@@ -48,8 +48,7 @@ int cmd_export(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
+			return cli_help(usage_text);
 		default:
 			return cli_usage(usage_text);
 		}

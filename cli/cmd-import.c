@@ -175,8 +175,7 @@ int cmd_import(int argc, char **argv)
 			o.windows_only = true;
 			break;
 		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
+			return cli_help(usage_text);
 		default:
 			return cli_usage(usage_text);
 		}

@@ -308,8 +308,7 @@ int cmd_record(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
+			return cli_help(usage_text);
 		default:
 			return cli_usage(usage_text);
 		}

@@ -120,8 +120,7 @@ int cmd_topology(int argc, char **argv)
 			save = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
+			return cli_help(usage_text);
 		default:
 			return cli_usage(usage_text);
 		}

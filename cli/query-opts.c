@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The options of the database-reading commands (see query-opts.h). */
 #include <getopt.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "builtin.h"
@@ -47,8 +46,7 @@ int query_opts_parse(int argc, char **argv, const char *usage_text, struct query
 			q->format = PR_CSV;
 			break;
 		case 'h':
-			printf("usage: %s\n", usage_text);
-			return EXIT_OK;
+			return cli_help(usage_text);
 		default:
 			return cli_usage(usage_text);
 		}

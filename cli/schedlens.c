@@ -47,6 +47,12 @@ int cli_usage(const char *text)
 	return EXIT_USAGE;
 }
 
+int cli_help(const char *text)
+{
+	printf("usage: %s\n", text);
+	return EXIT_OK;
+}
+
 static void print_help(FILE *f)
 {
 	fprintf(f, "usage: schedlens <command> [<args>]\n\ncommands:\n");
