@@ -43,16 +43,11 @@ char *fixture_path(const char *name)
 	return p;
 }
 
-int64_t fixture_q_int(const char *path, const char *sql)
+int64_t fixture_q_int_db(sqlite3 *db, const char *sql)
 {
-	sqlite3 *db;
 	sqlite3_stmt *st;
 	int64_t v = -999;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		sqlite3_close(db);
-		return -998;
-	}
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW)
 			v = sqlite3_column_int64(st, 0);
@@ -60,6 +55,19 @@ int64_t fixture_q_int(const char *path, const char *sql)
 	} else {
 		diag("q_int: %s: %s", sql, sqlite3_errmsg(db));
 	}
+	return v;
+}
+
+int64_t fixture_q_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	int64_t v;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return -998;
+	}
+	v = fixture_q_int_db(db, sql);
 	sqlite3_close(db);
 	return v;
 }

@@ -12,6 +12,8 @@
 #include "store.h"
 #include "topo.h"
 
+struct sqlite3;
+
 /* "westmere", "epyc" or "guest16"; exits the test with "Bail out!" if it cannot. The
  * caller frees the topology with sl_topo_free(). */
 struct sl_topo *fixture_topo(const char *shape);
@@ -22,6 +24,9 @@ char *fixture_path(const char *name);
 /* The first column of the first row of sql, through a read-only connection of its own;
  * -998 if the file does not open, -999 if the query fails or returns no row. */
 int64_t fixture_q_int(const char *path, const char *sql);
+/* The same on a connection the test already holds (sl_store_db()): -999 if the query fails
+ * or returns no row. */
+int64_t fixture_q_int_db(struct sqlite3 *db, const char *sql);
 
 /* A store at fixture_path(name) opened with opts (NULL: created), host h stored and a run
  * of meta m begun (m->host_id is set); exits the test with "Bail out!" if it cannot. */

@@ -12,25 +12,11 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "store.h"
 #include "tap.h"
 
 #define SEC 1000000000ull
-
-static int64_t q_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -999;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			v = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	} else {
-		diag("q_int: %s: %s", sql, sqlite3_errmsg(db));
-	}
-	return v;
-}
 
 /*
  * A store with `chunks` closed chunks of 100 wakeups and one window each: chunk k holds
@@ -86,20 +72,21 @@ static void test_expiry(void)
 	struct sl_retention p = { .event_keep_ns = 5 * SEC, .window_keep_ns = 100 * SEC };
 	struct sl_retention_stats s;
 
-	is_int(q_int(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups'"), 11,
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups'"), 11,
 	       "10 closed + 1 open wakeup chunks");
-	is_int(q_int(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups' AND "
-			 "last_rowid - first_rowid + 1 = rows"),
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups' AND "
+				    "last_rowid - first_rowid + 1 = rows"),
 	       11, "each chunk is a contiguous rowid range");
 	/* now = 10.5 s: chunks closed at 1..5 s are older than 5.5 s ago */
 	is_int(sl_store_retention(st, &p, 10 * SEC + SEC / 2, &s), 0, "retention runs");
 	is_int((int64_t)s.chunks_deleted, 5, "exactly the 5 expired chunks deleted");
 	is_int((int64_t)s.rows_deleted, 500, "their 500 rows");
-	is_int(q_int(db, "SELECT count(*) FROM wakeups"), 550, "550 rows left");
-	is_int(q_int(db, "SELECT min(ts_ns) FROM wakeups"), 500, "the oldest left is chunk 5's");
-	is_int(q_int(db, "SELECT count(*) FROM wakeups WHERE ts_ns >= 500"), 550,
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM wakeups"), 550, "550 rows left");
+	is_int(fixture_q_int_db(db, "SELECT min(ts_ns) FROM wakeups"), 500,
+	       "the oldest left is chunk 5's");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM wakeups WHERE ts_ns >= 500"), 550,
 	       "every row of the unexpired chunks is there");
-	is_int(q_int(db, "SELECT count(*) FROM windows"), 10, "windows kept longer");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM windows"), 10, "windows kept longer");
 	is_int(sl_store_retention(st, &p, 10 * SEC + SEC / 2, &s), 0, "again");
 	is_int((int64_t)s.chunks_deleted, 0, "nothing more to delete");
 
@@ -107,14 +94,17 @@ static void test_expiry(void)
 	p.window_keep_ns = 0;
 	is_int(sl_store_retention(st, &p, 1000 * SEC, &s), 0, "retention at t = 1000 s");
 	is_int((int64_t)s.chunks_deleted, 5, "the other 5 closed chunks");
-	is_int(q_int(db, "SELECT count(*) FROM wakeups"), 50, "the open chunk's 50 rows remain");
-	is_int(q_int(db, "SELECT count(*) FROM windows"), 10, "window_keep_ns 0: windows kept");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM wakeups"), 50,
+	       "the open chunk's 50 rows remain");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM windows"), 10,
+	       "window_keep_ns 0: windows kept");
 	p.window_keep_ns = 3 * SEC;
 	is_int(sl_store_retention(st, &p, 10 * SEC + SEC / 2, &s), 0, "windows retention");
 	/* the 10 windows are one chunk (fewer rows than chunk_rows), closed at 1 s */
 	is_int((int64_t)s.chunks_deleted, 1, "the windows chunk expired and was deleted");
-	is_int(q_int(db, "SELECT count(*) FROM windows"), 0, "with its 10 windows");
-	is_int(q_int(db, "SELECT count(*) FROM wakeups"), 50, "the open wakeups chunk remains");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM windows"), 0, "with its 10 windows");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM wakeups"), 50,
+	       "the open wakeups chunk remains");
 	sl_store_close(st);
 }
 
@@ -128,9 +118,10 @@ static void test_row_cap(void)
 
 	is_int(sl_store_retention(st, &p, 20 * SEC, &s), 0, "retention with a 250-row cap");
 	is_int((int64_t)s.chunks_deleted, 8, "8 oldest chunks deleted");
-	is_int(q_int(db, "SELECT count(*) FROM wakeups"), 200, "200 rows left (whole chunks)");
-	is_int(q_int(db, "SELECT min(ts_ns) FROM wakeups"), 800, "the newest ones");
-	is_int(q_int(db, "SELECT count(*) FROM windows"), 10, "windows are not capped");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM wakeups"), 200,
+	       "200 rows left (whole chunks)");
+	is_int(fixture_q_int_db(db, "SELECT min(ts_ns) FROM wakeups"), 800, "the newest ones");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM windows"), 10, "windows are not capped");
 	sl_store_close(st);
 }
 
@@ -142,20 +133,20 @@ static void test_size_cap(void)
 	struct sl_retention p = { 0 };
 	struct sl_retention_stats s;
 
-	before = q_int(db, "SELECT (page_count - freelist_count) * page_size FROM "
-			   "pragma_page_count, pragma_freelist_count, pragma_page_size");
+	before = fixture_q_int_db(db, "SELECT (page_count - freelist_count) * page_size FROM "
+				      "pragma_page_count, pragma_freelist_count, pragma_page_size");
 	cap = before - 40000;
 	p.max_bytes = (uint64_t)cap;
 	is_int(sl_store_retention(st, &p, 20 * SEC, &s), 0, "retention with a size cap");
-	after = q_int(db, "SELECT (page_count - freelist_count) * page_size FROM "
-			  "pragma_page_count, pragma_freelist_count, pragma_page_size");
+	after = fixture_q_int_db(db, "SELECT (page_count - freelist_count) * page_size FROM "
+				     "pragma_page_count, pragma_freelist_count, pragma_page_size");
 	ok(after <= cap, "used bytes %lld -> %lld, cap %lld", (long long)before, (long long)after,
 	   (long long)cap);
 	ok(s.chunks_deleted > 0 && s.chunks_deleted < 40, "%llu oldest chunks deleted",
 	   (unsigned long long)s.chunks_deleted);
-	is_int(q_int(db, "SELECT min(ts_ns) FROM wakeups"), (int64_t)s.chunks_deleted * 100,
-	       "oldest first");
-	is_int(q_int(db, "SELECT count(*) FROM windows"), 40, "windows untouched");
+	is_int(fixture_q_int_db(db, "SELECT min(ts_ns) FROM wakeups"),
+	       (int64_t)s.chunks_deleted * 100, "oldest first");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM windows"), 40, "windows untouched");
 	sl_store_close(st);
 }
 
@@ -188,8 +179,8 @@ static void test_writer_applies(void)
 	}
 	is_int((int64_t)s.chunks_deleted, 5, "the writer deleted the 5 expired chunks itself");
 	is_int(sl_writer_stop(w), 0, "stop");
-	is_int(q_int(sl_store_db(st), "SELECT count(*) FROM wakeups"), 0, "rows gone");
-	is_int(q_int(sl_store_db(st), "SELECT count(*) FROM chunks"), 0, "chunks gone");
+	is_int(fixture_q_int_db(sl_store_db(st), "SELECT count(*) FROM wakeups"), 0, "rows gone");
+	is_int(fixture_q_int_db(sl_store_db(st), "SELECT count(*) FROM chunks"), 0, "chunks gone");
 	sl_store_close(st);
 }
 
