@@ -61,6 +61,7 @@ static void print_json(const struct sl_import_opts *o, const struct sl_import_re
 	if (r->format == SL_IMPORT_DAT) {
 		json_object_set_new(j, "file_version", json_integer(r->file_version));
 		json_object_set_new(j, "instances", json_integer(r->nr_instances));
+		json_object_set_new(j, "reader", json_string(r->dat_reader));
 	} else {
 		json_object_set_new(j, "nsec", json_boolean(r->nsec));
 	}

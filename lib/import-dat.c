@@ -212,6 +212,7 @@ static int open_local(struct sl_dat *d, const char *path)
 	d->info.trace_clock = tracecmd_get_trace_clock(d->top);
 	d->info.has_waking = d->sf.id[SL_SE_WAKING] >= 0;
 	parse_uname(d, tracecmd_get_uname(d->top));
+	d->info.reader = "libtracecmd";
 	return 0;
 }
 
@@ -765,6 +766,7 @@ int sl_dat_open(const char *path, struct sl_dat **ret_dat)
 	struct wire_info w;
 	struct sl_dat *d;
 	struct stat st;
+	const char *forced;
 	char own_msg[512];
 	struct msg m;
 	int up[2], down[2], err, r, own_err;
@@ -776,8 +778,10 @@ int sl_dat_open(const char *path, struct sl_dat **ret_dat)
 		return -ENOMEM;
 	d->size = st.st_size;
 	d->from_child = d->to_child = -1;
-	own_err = open_own(d, path);
+	forced = getenv("SL_DAT_READER");
+	own_err = forced && !strcmp(forced, "libtracecmd") ? SL_DAT_UNSUPPORTED : open_own(d, path);
 	if (!own_err) {
+		d->info.reader = "schedlens";
 		*ret_dat = d;
 		return 0;
 	}
@@ -841,6 +845,7 @@ int sl_dat_open(const char *path, struct sl_dat **ret_dat)
 	d->info.kernel_release = w.set[1] ? d->strs[1] : NULL;
 	d->info.kernel_version = w.set[2] ? d->strs[2] : NULL;
 	d->info.trace_clock = w.set[3] ? d->strs[3] : NULL;
+	d->info.reader = "libtracecmd";
 	err = 0;
 out:
 	if (err < 0) {

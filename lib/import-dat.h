@@ -28,10 +28,13 @@ struct sl_dat_info {
 	const char *kernel_version;
 	const char *trace_clock; /* "local", "mono", ...; NULL if absent */
 	bool has_waking; /* sched_waking is in the file's formats */
+	const char *reader; /* "schedlens" (lib/dat-file.c) or "libtracecmd" (the fallback) */
 };
 
 /*
- * Opens a trace.dat and resolves the sched event fields. Returns 0 and a handle (free with
+ * Opens a trace.dat and resolves the sched event fields. Our own reader is used unless the
+ * file needs libtracecmd or the environment says SL_DAT_READER=libtracecmd (to cross-check
+ * a file, or to work around a reader bug). Returns 0 and a handle (free with
  * sl_dat_close()), or a negative code with a message: -SL_EFORMAT (not a trace.dat or an
  * unsupported one), -SL_ETRACE (no sched_switch or wakeup events recorded).
  */

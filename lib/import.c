@@ -410,6 +410,7 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 		copy(res->kernel_release, sizeof(res->kernel_release), di->kernel_release);
 		copy(res->hostname, sizeof(res->hostname), di->hostname);
 		copy(res->trace_clock, sizeof(res->trace_clock), di->trace_clock);
+		copy(res->dat_reader, sizeof(res->dat_reader), di->reader);
 		so.meta.kernel_version = di->kernel_version;
 		if (o->topo && di->nr_cpus > o->topo->nr_cpus) {
 			err = sl_error(

@@ -66,6 +66,7 @@ struct sl_import_result {
 	char kernel_release[128];
 	char hostname[128];
 	char trace_clock[32]; /* "" when the file does not say (text) */
+	char dat_reader[16]; /* trace.dat: "schedlens" or "libtracecmd" (see import-dat.h) */
 	char error[512]; /* why the import stopped, when !complete */
 	double cpu_s; /* CPU time spent importing: all threads, and the trace.dat reader child */
 	double wall_s;
