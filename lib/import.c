@@ -233,7 +233,7 @@ static int read_text(struct imp *m, const char *path)
 {
 	struct sl_text_parser *p = NULL;
 	struct stat st;
-	const char *data, *s, *e, *nl;
+	const char *data, *s, *e, *nl, *nul;
 	struct sl_event ev;
 	int fd, err, max_cpus = m->o->topo ? m->o->topo->nr_cpus : 0;
 
@@ -258,6 +258,10 @@ static int read_text(struct imp *m, const char *path)
 	err = m->hold ? sl_text_parser_new(max_cpus, &p) : -ENOMEM;
 	if (err < 0)
 		goto out;
+	/* lines before the first NUL need no check of their own (the one with it gets one) */
+	nul = memchr(data, '\0', st.st_size);
+	if (!nul)
+		nul = data + st.st_size;
 	for (s = data, e = data + st.st_size; s < e; s = nl + 1) {
 		nl = memchr(s, '\n', e - s);
 		if (!nl)
@@ -266,7 +270,10 @@ static int read_text(struct imp *m, const char *path)
 			tgid_line(m, s, nl);
 		if (s[0] == '#' && nl - s > 20 && !memcmp(s, "# schedlens end_ns ", 19))
 			m->end_ns = strtoull(s + 19, NULL, 10);
-		err = sl_text_parse_line(p, s, nl - s, &ev);
+		if (nul < nl)
+			err = sl_text_parse_line(p, s, nl - s, &ev);
+		else
+			err = sl_text_parse_line_nul_checked(p, s, nl - s, &ev);
 		if (err < 0)
 			break;
 		if (err == 0)
