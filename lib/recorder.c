@@ -6,14 +6,14 @@
  * watermark over all CPUs with a heap, so the output is in timestamp order without
  * waiting for the end of the run. Full pages are spliced many at a time through a pipe
  * of the reader's: one splice and one read for up to SPLICE_PAGES pages, where one page
- * took two syscalls before (syscalls were most of the readers' CPU time). A CPU with nothing to splice
- * (splice moves only full pages) is read with a plain read() now and then, which returns
- * its partial page, so quiet CPUs do not hold the merge back; once such a read finds the
- * buffer empty the CPU's watermark is the trace clock at the time of the read, minus a
- * slack for events being written at that moment. After a partial read splice cannot take
- * that page until read() has consumed it ("copy mode"); copy-mode reads keep to the same
- * PARTIAL_READ_NS pace unless the last one returned a full page, so a reader that has
- * caught up sleeps instead of reading a few events per round.
+ * took two syscalls before (syscalls were most of the readers' CPU time). A CPU with
+ * nothing to splice (splice moves only full pages) is read with a plain read() now and
+ * then, which returns its partial page, so quiet CPUs do not hold the merge back; once
+ * such a read finds the buffer empty the CPU's watermark is the trace clock at the time
+ * of the read, minus a slack for events being written at that moment. After a partial
+ * read splice cannot take that page until read() has consumed it ("copy mode"); copy-mode
+ * reads keep to the same PARTIAL_READ_NS pace unless the last one returned a full page,
+ * so a reader that has caught up sleeps instead of reading a few events per round.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,13 +58,10 @@ struct chunk {
 
 struct cpu_state {
 	int cpu;
-	struct tracefs_cpu *tcpu;
 	struct kbuffer *kbuf;
 	void *page; /* for copy-mode reads */
-	int page_size;
-	/* our own non-blocking fd on trace_pipe_raw (tracefs_cpu hides its own), for epoll,
-	 * splice and read */
-	int watch_fd;
+	int page_size; /* the ring buffer's sub-buffer: what one read returns at most */
+	int watch_fd; /* non-blocking, on per_cpu/cpuN/trace_pipe_raw: for epoll, splice, read */
 	int stats_fd; /* per_cpu/cpuN/stats, kept open: an open costs a path walk */
 
 	/* reader side */
@@ -722,7 +719,12 @@ static int open_cpus(struct sl_recorder *rec)
 {
 	int nr = tep_get_cpus(rec->tep), r;
 	unsigned int per = rec->opts.cpus_per_reader;
+	/* what libtracefs's tracefs_cpu_open() would report: the sub-buffer size given by the
+	 * header_page that load_sched_formats() parsed */
+	int page_size = tep_get_sub_buffer_size(rec->tep);
 
+	if (page_size <= 0)
+		page_size = sysconf(_SC_PAGESIZE); /* no data field: the kernel's default */
 	if (nr <= 0)
 		nr = sysconf(_SC_NPROCESSORS_CONF);
 	rec->cpus = calloc(nr, sizeof(*rec->cpus));
@@ -730,19 +732,21 @@ static int open_cpus(struct sl_recorder *rec)
 		return -ENOMEM;
 	for (int c = 0; c < nr; c++) {
 		struct cpu_state *cs = &rec->cpus[rec->nr_cpus];
+		char file[64];
 
 		cs->cpu = c;
-		cs->watch_fd = -1;
 		cs->stats_fd = -1;
-		cs->tcpu = tracefs_cpu_open(rec->si->inst, c, true);
-		if (!cs->tcpu) {
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
+		cs->watch_fd =
+			tracefs_instance_file_open(rec->si->inst, file, O_RDONLY | O_NONBLOCK);
+		if (cs->watch_fd < 0) {
 			if (errno == ENOENT)
 				continue; /* a possible but absent CPU */
 			return sl_error(-SL_ETRACE, "cannot open cpu %d's trace_pipe_raw: %s", c,
 					strerror(errno));
 		}
 		pthread_mutex_init(&cs->lock, NULL);
-		cs->page_size = tracefs_cpu_read_size(cs->tcpu);
+		cs->page_size = page_size;
 		cs->page = malloc(cs->page_size);
 		cs->kbuf = tep_kbuffer(rec->tep);
 		rec->nr_cpus++;
@@ -787,7 +791,6 @@ static int open_cpus(struct sl_recorder *rec)
 	return sl_merge_init(&rec->heap, rec->nr_cpus);
 }
 
-/* The tracefs_cpu fd is private in 1.6.4; reopen the same file for epoll's sake. */
 static int watch_cpus(struct sl_recorder *rec)
 {
 	for (int i = 0; i < rec->nr_readers; i++) {
@@ -796,18 +799,9 @@ static int watch_cpus(struct sl_recorder *rec)
 		for (int j = 0; j < rd->count; j++) {
 			struct cpu_state *cs = &rec->cpus[rd->first + j];
 			struct epoll_event ee = { .events = EPOLLIN, .data.u32 = rd->first + j };
-			char file[64];
-			int fd;
 
-			snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cs->cpu);
-			fd = tracefs_instance_file_open(rec->si->inst, file, O_RDONLY | O_NONBLOCK);
-			if (fd < 0)
-				return sl_error(-SL_ETRACE, "cannot open '%s'", file);
-			if (epoll_ctl(rd->epfd, EPOLL_CTL_ADD, fd, &ee) < 0) {
-				close(fd);
+			if (epoll_ctl(rd->epfd, EPOLL_CTL_ADD, cs->watch_fd, &ee) < 0)
 				return -errno;
-			}
-			cs->watch_fd = fd; /* closed before the instance's rmdir */
 		}
 	}
 	return 0;
@@ -1084,7 +1078,6 @@ int sl_recorder_close(struct sl_recorder *rec)
 		struct cpu_state *cs = &rec->cpus[c];
 
 		/* every trace_pipe_raw fd must be closed before the instance's rmdir */
-		tracefs_cpu_close(cs->tcpu);
 		if (cs->watch_fd >= 0)
 			close(cs->watch_fd);
 		if (cs->stats_fd >= 0)
