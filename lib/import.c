@@ -188,27 +188,38 @@ static int dat_batch(void *ctx, const struct sl_event *ev, size_t n)
 /*
  * Text: kernel and trace-cmd output are globally sorted, but a text merged by hand may
  * not be; events are held back HOLD deep and sorted in, stably. Anything older than what
- * the engine already has is an error, never a silent drop.
+ * the engine already has is an error, never a silent drop. The event was parsed into
+ * text_slot(), after the held ones: in order, it stays there and costs no copy.
  */
-static int text_push(struct imp *m, const struct sl_event *ev, uint64_t lineno)
+static struct sl_event *text_slot(struct imp *m)
+{
+	return m->hold + m->h0 + m->n_hold; /* h0 + BATCH <= HOLD_CAP and n_hold < BATCH */
+}
+
+static int text_push(struct imp *m, uint64_t lineno)
 {
 	struct sl_event *h = m->hold + m->h0;
 	size_t i = m->n_hold;
+	uint64_t ts = h[i].ts_ns;
 
-	if (m->res->events_total && ev->ts_ns < m->fed_ts)
+	if (m->res->events_total && ts < m->fed_ts)
 		return sl_error(-SL_ERANGE,
 				"line %llu: timestamp out of global order by more than %d events",
 				(unsigned long long)lineno, HOLD);
-	while (i > 0 && h[i - 1].ts_ns > ev->ts_ns)
-		i--;
-	memmove(&h[i + 1], &h[i], (m->n_hold - i) * sizeof(*ev));
-	h[i] = *ev;
+	if (i > 0 && h[i - 1].ts_ns > ts) {
+		struct sl_event ev = h[i];
+
+		while (i > 0 && h[i - 1].ts_ns > ts)
+			i--;
+		memmove(&h[i + 1], &h[i], (m->n_hold - i) * sizeof(ev));
+		h[i] = ev;
+	}
 	if (++m->n_hold == BATCH) {
 		feed(m, h, BATCH - HOLD);
 		m->h0 += BATCH - HOLD;
 		m->n_hold = HOLD;
 		if (m->h0 + BATCH > HOLD_CAP) {
-			memmove(m->hold, m->hold + m->h0, HOLD * sizeof(*ev));
+			memmove(m->hold, m->hold + m->h0, HOLD * sizeof(*h));
 			m->h0 = 0;
 		}
 	}
@@ -234,7 +245,7 @@ static int read_text(struct imp *m, const char *path)
 	struct sl_text_parser *p = NULL;
 	struct stat st;
 	const char *data, *s, *e, *nl, *nul;
-	struct sl_event ev;
+	struct sl_event *ev;
 	int fd, err, max_cpus = m->o->topo ? m->o->topo->nr_cpus : 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -270,20 +281,21 @@ static int read_text(struct imp *m, const char *path)
 			tgid_line(m, s, nl);
 		if (s[0] == '#' && nl - s > 20 && !memcmp(s, "# schedlens end_ns ", 19))
 			m->end_ns = strtoull(s + 19, NULL, 10);
+		ev = text_slot(m);
 		if (nul < nl)
-			err = sl_text_parse_line(p, s, nl - s, &ev);
+			err = sl_text_parse_line(p, s, nl - s, ev);
 		else
-			err = sl_text_parse_line_nul_checked(p, s, nl - s, &ev);
+			err = sl_text_parse_line_nul_checked(p, s, nl - s, ev);
 		if (err < 0)
 			break;
 		if (err == 0)
 			continue;
-		if (ev.cpu >= m->res->nr_cpus)
-			m->res->nr_cpus = ev.cpu + 1;
+		if (ev->cpu >= m->res->nr_cpus)
+			m->res->nr_cpus = ev->cpu + 1;
 		if (sl_text_parser_tgid(p) >= 0 &&
-		    (err = set_tgid(m, ev.common_pid, sl_text_parser_tgid(p))) < 0)
+		    (err = set_tgid(m, ev->common_pid, sl_text_parser_tgid(p))) < 0)
 			break;
-		err = text_push(m, &ev, sl_text_parser_lines(p));
+		err = text_push(m, sl_text_parser_lines(p));
 		if (err < 0)
 			break;
 		if (!(sl_text_parser_lines(p) & 0x3fff)) {
