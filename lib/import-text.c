@@ -779,6 +779,73 @@ key_num(const char *lo, const char *e, const char *key, int64_t min, int64_t max
 	return key_before(lo, v, key);
 }
 
+/*
+ * key_num() for the short values (prio, target_cpu): at most 4 digits read bytewise, which
+ * is cheaper than back_num()'s word step for the usual 1 to 3. A longer number (leading
+ * zeros) is refused, not read: the general path takes such a line.
+ */
+static inline __attribute__((always_inline)) const char *
+key_short(const char *lo, const char *e, const char *key, int64_t min, int64_t max, int64_t *ret)
+{
+	const char *q;
+	int64_t v;
+	unsigned int d;
+
+	/* the key (6 bytes or more) precedes the digits: e[-5] is inside the line */
+	if (e - lo < 6 || (d = (unsigned char)e[-1] - '0') > 9)
+		return NULL;
+	v = d;
+	q = e - 1;
+	if ((d = (unsigned char)e[-2] - '0') <= 9) {
+		v += 10 * d;
+		q--;
+		if ((d = (unsigned char)e[-3] - '0') <= 9) {
+			v += 100 * d;
+			q--;
+			if ((d = (unsigned char)e[-4] - '0') <= 9) {
+				v += 1000 * d;
+				q--;
+				if (is_digit(e[-5]))
+					return NULL;
+			}
+		}
+	}
+	if (q[-1] == '-') {
+		q--;
+		v = -v;
+	}
+	if (v < min || v > max)
+		return NULL;
+	*ret = v;
+	return key_before(lo, q, key);
+}
+
+/*
+ * A comm of n <= 15 bytes at s into its NUL-padded 16-byte field: two word loads, masked,
+ * in place of a memcpy call. Every comm is followed by more than 16 bytes of fields, so
+ * the loads stay inside the line.
+ */
+static inline void put_comm(char *out, const char *s, size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t lo, hi;
+
+	memcpy(&lo, s, 8);
+	memcpy(&hi, s + 8, 8);
+	if (n < 8) {
+		lo &= (1ull << (8 * n)) - 1;
+		hi = 0;
+	} else {
+		hi &= (1ull << (8 * (n - 8))) - 1;
+	}
+	memcpy(out, &lo, 8);
+	memcpy(out + 8, &hi, 8);
+#else
+	memcpy(out, s, n);
+	memset(out + n, 0, SL_COMM_LEN - n);
+#endif
+}
+
 static bool fast_switch(const char *b, const char *e, struct sl_ev_switch *sw)
 {
 	const char *arrow = NULL, *x, *ps, *pr, *pp, *r, *np, *nd;
@@ -802,29 +869,29 @@ static bool fast_switch(const char *b, const char *e, struct sl_ev_switch *sw)
 		;
 	if (x == arrow || !(ps = key_before(b, x, " prev_state=")))
 		return false;
-	if (!(pr = key_num(b, ps, " prev_prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
+	if (!(pr = key_short(b, ps, " prev_prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
 		return false;
 	sw->prev_prio = (int16_t)n;
 	if (!(pp = key_num(b, pr, " prev_pid=", 0, SL_TEXT_PID_MAX, &n)) || pp < b + 10 ||
 	    pp - (b + 10) > SL_COMM_LEN - 1)
 		return false;
 	sw->prev_pid = (int32_t)n;
-	memcpy(sw->prev_comm, b + 10, pp - (b + 10));
-	sw->prev_comm[pp - (b + 10)] = '\0';
+	put_comm(sw->prev_comm, b + 10, pp - (b + 10));
 	if (!((*x >= 'A' && *x <= 'Z') || (*x >= 'a' && *x <= 'z')))
 		return false;
 	sw->prev_state = *x;
-	sw->prev_preempt = memchr(x, '+', arrow - x) != NULL;
+	/* "R+": a byte or two, too few for a memchr call */
+	for (const char *c = x; c < arrow; c++)
+		sw->prev_preempt |= *c == '+';
 	r = arrow + 15;
-	if (!(np = key_num(r, e, " next_prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
+	if (!(np = key_short(r, e, " next_prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
 		return false;
 	sw->next_prio = (int16_t)n;
 	if (!(nd = key_num(r, np, " next_pid=", 0, SL_TEXT_PID_MAX, &n)) ||
 	    nd - r > SL_COMM_LEN - 1)
 		return false;
 	sw->next_pid = (int32_t)n;
-	memcpy(sw->next_comm, r, nd - r);
-	sw->next_comm[nd - r] = '\0';
+	put_comm(sw->next_comm, r, nd - r);
 	return true;
 }
 
@@ -833,18 +900,17 @@ static bool fast_wake(const char *b, const char *e, int max_cpus, struct sl_ev_w
 	const char *tc, *pr, *pd;
 	int64_t n;
 
-	if (!(tc = key_num(b, e, " target_cpu=", -1, max_cpus - 1, &n)))
+	if (!(tc = key_short(b, e, " target_cpu=", -1, max_cpus - 1, &n)))
 		return false;
 	w->target_cpu = (int32_t)n;
-	if (!(pr = key_num(b, tc, " prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
+	if (!(pr = key_short(b, tc, " prio=", SL_TEXT_PRIO_MIN, SL_TEXT_PRIO_MAX, &n)))
 		return false;
 	w->prio = (int16_t)n;
 	if (!(pd = key_num(b, pr, " pid=", 0, SL_TEXT_PID_MAX, &n)) || pd < b + 5 ||
 	    pd - (b + 5) > SL_COMM_LEN - 1)
 		return false;
 	w->pid = (int32_t)n;
-	memcpy(w->comm, b + 5, pd - (b + 5));
-	w->comm[pd - (b + 5)] = '\0';
+	put_comm(w->comm, b + 5, pd - (b + 5));
 	return true;
 }
 
