@@ -723,7 +723,8 @@ static inline __attribute__((always_inline)) const char *back_num(const char *lo
 		x ^= 0x3030303030303030ull;
 		nd = (x | ((x & 0x7f7f7f7f7f7f7f7full) + 0x7676767676767676ull)) &
 		     0x8080808080808080ull;
-		n = nd ? 7 - (63 - __builtin_clzll(nd)) / 8 : 8;
+		/* the digits are the bytes above the top non-digit */
+		n = nd ? (unsigned int)__builtin_clzll(nd) / 8 : 8;
 		if (!n)
 			return NULL;
 		if (n < 8) {
