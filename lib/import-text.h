@@ -47,9 +47,9 @@ void sl_text_parser_free(struct sl_text_parser *p);
  */
 int sl_text_parse_line(struct sl_text_parser *p, const char *line, size_t len, struct sl_event *ev);
 /*
- * sl_text_parse_line() for a caller that has made sure the line holds no NUL byte: a
- * memchr per line costs as much as one over the whole file does per line, so read_text()
- * checks the file once and passes the line with the first NUL to sl_text_parse_line().
+ * sl_text_parse_line() for a caller that has made sure the line holds no NUL byte: the
+ * parser's own memchr per line costs as much as the search for the line's end, which
+ * read_text() does with strchrnul(), finding a NUL in the same pass.
  */
 int sl_text_parse_line_nul_checked(struct sl_text_parser *p, const char *line, size_t len,
 				   struct sl_event *ev);

@@ -244,7 +244,7 @@ static int read_text(struct imp *m, const char *path)
 {
 	struct sl_text_parser *p = NULL;
 	struct stat st;
-	const char *data, *s, *e, *nl, *nul;
+	const char *data, *s, *e, *nl, *last;
 	struct sl_event *ev;
 	int fd, err, max_cpus = m->o->topo ? m->o->topo->nr_cpus : 0;
 
@@ -269,23 +269,33 @@ static int read_text(struct imp *m, const char *path)
 	err = m->hold ? sl_text_parser_new(max_cpus, &p) : -ENOMEM;
 	if (err < 0)
 		goto out;
-	/* lines before the first NUL need no check of their own (the one with it gets one) */
-	nul = memchr(data, '\0', st.st_size);
-	if (!nul)
-		nul = data + st.st_size;
-	for (s = data, e = data + st.st_size; s < e; s = nl + 1) {
-		nl = memchr(s, '\n', e - s);
-		if (!nl)
+	/*
+	 * Up to the last newline, strchrnul() finds the end of a line and any NUL byte in it in
+	 * one pass (it reads no further than the page of the byte it stops at). A line with a
+	 * NUL, and one after the last newline, go to sl_text_parse_line(), which checks.
+	 */
+	e = data + st.st_size;
+	last = memrchr(data, '\n', st.st_size);
+	for (s = data; s < e; s = nl + 1) {
+		bool nul_free = false;
+
+		if (last && s <= last) {
+			nl = strchrnul(s, '\n');
+			nul_free = *nl == '\n';
+			if (!nul_free)
+				nl = memchr(nl, '\n', last + 1 - nl);
+		} else {
 			nl = e;
+		}
 		if (s[0] == '#' && nl - s > 7 && s[2] == 't')
 			tgid_line(m, s, nl);
 		if (s[0] == '#' && nl - s > 20 && !memcmp(s, "# schedlens end_ns ", 19))
 			m->end_ns = strtoull(s + 19, NULL, 10);
 		ev = text_slot(m);
-		if (nul < nl)
-			err = sl_text_parse_line(p, s, nl - s, ev);
-		else
+		if (nul_free)
 			err = sl_text_parse_line_nul_checked(p, s, nl - s, ev);
+		else
+			err = sl_text_parse_line(p, s, nl - s, ev);
 		if (err < 0)
 			break;
 		if (err == 0)
