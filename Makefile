@@ -163,17 +163,29 @@ lab-check: all
 deps:
 	scripts/install-deps
 
-# libFuzzer on the ftrace text parser (clang); CI runs it for FUZZ_SECONDS on the checked-in
-# corpus of bad inputs, growing a scratch corpus in $(O).
+# libFuzzer (clang) on the ftrace text parser and on our trace.dat reader; CI runs each for
+# FUZZ_SECONDS: the text one on the checked-in corpus of bad inputs, the trace.dat one
+# seeded with the zstd and instance fixtures, both growing scratch corpora in $(O).
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(O)/tests/fuzz/fuzz-text
+FUZZ_DAT_BIN := $(O)/tests/fuzz/fuzz-dat
+FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -D_GNU_SOURCE
 $(FUZZ_BIN): tests/fuzz/fuzz-text.c lib/import-text.c lib/import-text.h lib/error.c
 	$(call say,FUZZ,$@)
-	$(Q)mkdir -p $(dir $@) && clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
-		-D_GNU_SOURCE -o $@ tests/fuzz/fuzz-text.c lib/import-text.c lib/error.c
-fuzz: $(FUZZ_BIN)
+	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-text.c lib/import-text.c \
+		lib/error.c
+$(FUZZ_DAT_BIN): tests/fuzz/fuzz-dat.c lib/dat-file.c lib/dat-file.h lib/rb-page.c \
+		lib/rb-page.h lib/error.c
+	$(call say,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-dat.c lib/dat-file.c \
+		lib/rb-page.c lib/error.c $(shell $(PKG_CONFIG) --cflags --libs libzstd libtraceevent)
+fuzz: $(FUZZ_BIN) $(FUZZ_DAT_BIN)
 	$(Q)mkdir -p $(O)/fuzz-corpus && $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) \
 		$(O)/fuzz-corpus tests/fuzz/corpus
+	$(Q)mkdir -p $(O)/fuzz-dat-corpus && \
+		cp tests/fixtures/guest16-import-v7z.dat tests/fixtures/guest16-import-inst.dat \
+		$(O)/fuzz-dat-corpus/ && $(FUZZ_DAT_BIN) -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -max_len=131072 $(O)/fuzz-dat-corpus
 
 pkgcheck:
 	@$(PKG_CONFIG) --exists '$(PKGS)' || { echo "missing libraries: '$(PKGS)'; run 'make deps' as root first" >&2; exit 1; }

@@ -21,8 +21,12 @@
 #define MAGIC_LEN 10
 /* a decompressed section or chunk larger than this is a corrupt size field */
 #define MAX_INFLATED (256u << 20)
-/* more options sections than this is a loop in their chain */
-#define MAX_OPTION_SECTIONS 4096
+/*
+ * Nor can a chunk inflate more than this many times its size: trace data compresses about
+ * 10:1, pages of mostly padding a few hundred to one; a "zip bomb" would make every CPU's
+ * walk decompress and scan gigabytes.
+ */
+#define MAX_RATIO 4096
 
 enum {
 	OPT_DONE = 0,
@@ -376,7 +380,7 @@ static int open_section(struct sl_dat_file *f, uint64_t off, uint16_t want, stru
 		size_t r;
 
 		p = take(&c, zlen);
-		if (!p || ulen > MAX_INFLATED)
+		if (!p || ulen > MAX_INFLATED || ulen / MAX_RATIO > zlen)
 			return truncated(&c, "compressed section");
 		out = own(f, malloc(ulen ? ulen : 1));
 		if (!out)
@@ -440,7 +444,7 @@ static int parse_v7(struct sl_dat_file *f, struct cur *c)
 	const char *algo = get_str(c);
 	uint64_t header_info = 0, formats = 0, next;
 	struct cur sc;
-	int err, sections = 0;
+	int err;
 
 	get_str(c); /* the compression library's version */
 	next = get(c, 8);
@@ -449,10 +453,8 @@ static int parse_v7(struct sl_dat_file *f, struct cur *c)
 	if (strcmp(algo, "none") && strcmp(algo, "zstd"))
 		return unsupported(f, "it is compressed with an algorithm other than zstd");
 	while (next) {
-		uint64_t done = 0;
+		uint64_t done = 0, here = next;
 
-		if (++sections > MAX_OPTION_SECTIONS)
-			return sl_error(-SL_EFORMAT, "trace.dat corrupt: options sections loop");
 		err = open_section(f, next, SEC_OPTIONS, &sc, NULL);
 		if (err)
 			return err;
@@ -489,6 +491,12 @@ static int parse_v7(struct sl_dat_file *f, struct cur *c)
 		}
 		if (!done)
 			return truncated(&sc, "options section without its end");
+		/* trace-cmd appends sections: a chain going back would loop */
+		if (next && next <= here)
+			return sl_error(
+				-SL_EFORMAT,
+				"trace.dat corrupt: options section at %llu points back to %llu",
+				(unsigned long long)here, (unsigned long long)next);
 	}
 	if (!header_info || !formats)
 		return sl_error(-SL_EFORMAT,
@@ -524,7 +532,8 @@ int sl_dat_file_parse(struct sl_dat_file *f, const void *map, uint64_t len)
 		return unsupported(f, "its file version is neither 6 nor 7");
 	if (big_endian || long_size != 8)
 		return unsupported(f, "it was recorded on a big-endian or 32-bit host");
-	if (f->page_size < 64 || f->page_size > (1u << 20))
+	/* the kernel's sub-buffers are whole pages: 4 KiB at the least */
+	if (f->page_size < 4096 || f->page_size % 4096 || f->page_size > (1u << 20))
 		return sl_error(-SL_EFORMAT, "trace.dat corrupt: page size %u", f->page_size);
 	err = f->version == 6 ? parse_v6(f, &c) : parse_v7(f, &c);
 	if (err)
@@ -534,7 +543,7 @@ int sl_dat_file_parse(struct sl_dat_file *f, const void *map, uint64_t len)
 	for (int i = 0; i < f->nr_buffers; i++) {
 		struct sl_dat_buffer *b = &f->buffers[i];
 
-		if (b->page_size < 64 || b->page_size > (1u << 20))
+		if (b->page_size < 4096 || b->page_size % 4096 || b->page_size > (1u << 20))
 			return sl_error(-SL_EFORMAT, "trace.dat corrupt: buffer '%s' page size %u",
 					b->name, b->page_size);
 		for (uint32_t k = 0; k < b->nr_cpus; k++) {
@@ -605,7 +614,7 @@ static int next_chunk(struct sl_dat_pages *it)
 		goto corrupt;
 	memcpy(&zlen, it->f->map + off, 4);
 	memcpy(&ulen, it->f->map + off + 4, 4);
-	if (zlen > end - off - 8 || ulen > MAX_INFLATED)
+	if (zlen > end - off - 8 || ulen > MAX_INFLATED || ulen / MAX_RATIO > zlen)
 		goto corrupt;
 	if (ulen > it->chunk_cap) {
 		uint8_t *p = realloc(it->chunk, ulen);

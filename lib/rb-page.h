@@ -74,7 +74,8 @@ static inline const void *sl_rb_page_next(struct sl_rb_page *p, uint64_t *ts, in
 			if (arg < 4)
 				return NULL;
 			len = ((arg - 4) + 3) & ~3u;
-			if (p->next + 8 + len > p->size)
+			/* 64-bit sums: a corrupt length must not wrap around to a small one */
+			if ((uint64_t)p->next + 8 + len > p->size)
 				return NULL;
 			p->next += 8 + len;
 			p->ts += delta;
@@ -82,6 +83,8 @@ static inline const void *sl_rb_page_next(struct sl_rb_page *p, uint64_t *ts, in
 			*size = (int)len;
 			return rec + 8;
 		case SL_RB_TYPE_PADDING: /* a discarded record: arg is its payload length */
+			if ((uint64_t)p->next + 4 + arg > p->size)
+				goto end;
 			p->ts += delta;
 			p->next += 4 + arg;
 			break;
@@ -96,6 +99,7 @@ static inline const void *sl_rb_page_next(struct sl_rb_page *p, uint64_t *ts, in
 			break;
 		}
 	}
+end:
 	p->next = p->size;
 	return NULL;
 }

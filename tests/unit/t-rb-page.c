@@ -4,7 +4,8 @@
  * libtraceevent's kbuffer does: same payload pointers, sizes and timestamps, same missed
  * events. Pages are built by hand with every record type the kernel writes: short and
  * long data records, time extends, absolute time stamps, padding (discarded records),
- * and the missed-events flags in the commit word; then random pages of the same mix.
+ * and the missed-events flags in the commit word; then random pages of the same mix, and
+ * lengths near 4 GiB that must end the page rather than wrap the offset.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,9 +167,36 @@ static void test_random_pages(void)
 	is_int(bad, 0, "2000 random pages (%d records) read as kbuffer reads them", total);
 }
 
+/* Lengths near 4 GiB in a corrupt page (a trace.dat's): the walk ends, it never wraps. */
+static void test_corrupt_lengths(void)
+{
+	static const uint32_t args[] = { 0xffffffffu, 0xfffffffcu, 0xfffffff0u, 0x80000000u };
+
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		for (int padding = 0; padding < 2; padding++) {
+			struct builder b = { 0 };
+			struct sl_rb_page pg;
+			uint64_t ts;
+			int size, n = 0;
+
+			data_rec(&b, 1, 16);
+			put4(&b, padding ? SL_RB_TYPE_PADDING : 0);
+			put4(&b, args[i]);
+			data_rec(&b, 1, 16);
+			page_header(&b, 1, 0);
+			sl_rb_page_load(&pg, b.page, PAGE);
+			while (sl_rb_page_next(&pg, &ts, &size) && n < 1000)
+				n++;
+			is_int(n, 1, "%s of length %#x: the page ends after the record before it",
+			       padding ? "padding" : "a data record", args[i]);
+		}
+	}
+}
+
 int main(void)
 {
 	test_every_type();
 	test_random_pages();
+	test_corrupt_lengths();
 	return done_testing();
 }
