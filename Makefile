@@ -39,7 +39,7 @@ SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 endif
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(SAN) -D_GNU_SOURCE -pthread -Ilib -I$(O)/gen \
-	-DSL_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+	$(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lm
 
@@ -77,6 +77,9 @@ SYNTH_BIN := $(if $(wildcard $(SYNTH_MAIN)),$(O)/slsynth)
 BENCH_BIN := $(BENCH_SRC:%.c=$(O)/%)
 HELPER_BIN := $(HELPER_SRC:%.c=$(O)/%)
 GEN_H := $(O)/gen/schema-sql.h
+# SL_VERSION: rewritten only when `git describe` changes, so that a new commit rebuilds the
+# few files that print or store it (runs.recorder_version), and nothing else.
+VERSION_H := $(O)/gen/version.h
 # The dashboard (web/, any file but dot files) is compiled into schedlensd.
 WEB_FILES := $(shell find web -type f ! -name '.*' 2>/dev/null | sort)
 WEB_H := $(O)/gen/web-assets.h
@@ -94,12 +97,16 @@ $(WEB_H): $(WEB_FILES) scripts/embed-web $(O)/gen/web-list
 	$(call say,GEN,$@)
 	$(Q)mkdir -p $(dir $@) && scripts/embed-web web $(WEB_FILES) > $@.tmp && mv $@.tmp $@
 
+$(VERSION_H): FORCE
+	$(Q)mkdir -p $(dir $@) && echo '#define SL_VERSION "$(VERSION)"' | cmp -s - $@ || \
+		echo '#define SL_VERSION "$(VERSION)"' > $@
+
 $(O)/gen/web-list: FORCE
 	$(Q)mkdir -p $(dir $@) && echo '$(WEB_FILES)' | cmp -s - $@ || echo '$(WEB_FILES)' > $@
 
 $(O)/daemon/routes.o: $(WEB_H)
 
-$(O)/%.o: %.c | $(GEN_H) pkgcheck
+$(O)/%.o: %.c | $(GEN_H) $(VERSION_H) pkgcheck
 	$(call say,CC,$@)
 	$(Q)mkdir -p $(dir $@) && $(CC) $(ALL_CFLAGS) -c -o $@ $<
 

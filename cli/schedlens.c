@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "version.h"
 
 struct command {
 	const char *name;

@@ -17,6 +17,7 @@
 #include "daemon.h"
 #include "error.h"
 #include "http.h"
+#include "version.h"
 #include "web-assets.h"
 
 static pthread_key_t store_key;

@@ -19,6 +19,7 @@
 #include "daemon.h"
 #include "error.h"
 #include "http.h"
+#include "version.h"
 
 #define DEFAULT_DB "/var/lib/schedlens/schedlens.db"
 #define DEFAULT_LISTEN "127.0.0.1:9347"

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "schema-sql.h"
 #include "store-local.h"
+#include "version.h"
 
 #define DEFAULT_BUSY_MS 5000
 
