@@ -7,9 +7,9 @@
  * the trace.dat and the text with per-event rows stored, with windows only, and without a
  * store, and `perf sched timehist -s` analyses perf.data. Each figure is events per
  * CPU-second: events the tool read over the CPU time it spent (import: the process's
- * CPU clock, the writer thread included, plus the child that reads a trace.dat
- * (lib/import-dat.c); perf: the child's user + system time from wait4()), the median of
- * RUNS rounds; each round runs every configuration and perf once, and the ratios to perf
+ * CPU clock, the writer thread included, plus the libtracecmd child when a trace.dat needs
+ * it (lib/import-dat.c; not this one); perf: the child's user + system time from wait4()),
+ * the median of RUNS rounds; each round runs every configuration and perf once, and the ratios to perf
  * are the median of the per-round ratios, so that the load of a busy host (CPU-s grow
  * with it) weighs on both sides alike. perf's events are the samples in perf.data
  * (`perf script | wc -l`); the two recordings of the workload differ in size and perf
@@ -36,6 +36,7 @@ struct figure {
 	const char *what;
 	uint64_t events;
 	double cpu_s[RUNS];
+	char reader[16]; /* trace.dat: which reader read it (lib/import-dat.h) */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -87,6 +88,7 @@ static int import(const char *dir, const char *file, bool store, bool windows_on
 		return -1;
 	}
 	f->events = res.events_total;
+	snprintf(f->reader, sizeof(f->reader), "%s", res.dat_reader);
 	f->cpu_s[r] = res.cpu_s;
 	sl_import_result_free(&res);
 	unlink(db);
@@ -208,7 +210,9 @@ int main(void)
 			goto fail;
 		}
 	}
-	printf("import: hackbench %s traced on this host; median of %d rounds\n", args, RUNS);
+	printf("import: hackbench %s traced on this host; median of %d rounds; trace.dat read by "
+	       "%s\n",
+	       args, RUNS, dat_win.reader);
 	print_figure(&dat_store);
 	print_figure(&text_store);
 	print_figure(&dat_win);
