@@ -26,6 +26,9 @@ struct sl_text_parser {
 	/* the fast path's last "<sec>." (8 bytes from its first digit), its digits and value */
 	uint64_t sec_bytes, sec;
 	unsigned int sec_digits;
+	/* ... and its last CPU column's "<digits>]" (masked to those bytes), digits and value */
+	uint64_t cpu_bytes, cpu_mask, cpu;
+	unsigned int cpu_digits;
 };
 
 int sl_text_parser_new(int max_cpus, struct sl_text_parser **ret_parser)
@@ -921,6 +924,38 @@ static inline __attribute__((always_inline)) bool fast_wake(const char *b, const
 	return true;
 }
 
+/*
+ * The digits after the CPU column's '[' at b: their end. The column repeats as often as the
+ * CPU does: when the 8 bytes after the '[' start with the last line's "<digits>]",
+ * digits8() would read the same (it stops at the first non-digit of those 8).
+ */
+static inline const char *cpu_digits(struct sl_text_parser *p, const char *b, const char *e,
+				     uint64_t *ret)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+	unsigned int n;
+
+	if (e - (b + 1) < 8)
+		return b + 1 + digits8(b + 1, e, ret);
+	memcpy(&w, b + 1, 8);
+	if (p->cpu_mask && (w & p->cpu_mask) == p->cpu_bytes) {
+		*ret = p->cpu;
+		return b + 1 + p->cpu_digits;
+	}
+	n = digits8(b + 1, e, ret);
+	if (n >= 1 && n <= 5 && b[1 + n] == ']') {
+		p->cpu_mask = (1ull << (8 * (n + 1))) - 1;
+		p->cpu_bytes = w & p->cpu_mask;
+		p->cpu_digits = n;
+		p->cpu = *ret;
+	}
+	return b + 1 + n;
+#else
+	return b + 1 + digits8(b + 1, e, ret);
+#endif
+}
+
 /* nanoseconds per unit of a fraction of 1 to 9 digits */
 static const uint32_t frac_scale[10] = { 0,	100000000, 10000000, 1000000, 100000,
 					 10000, 1000,	   100,	     10,      1 };
@@ -938,7 +973,7 @@ static int fast_line(struct line *l, struct sl_event *ev)
 	b = memchr(s, '[', limit - s);
 	if (!b)
 		return 0;
-	d = b + 1 + digits8(b + 1, e, &cpu);
+	d = cpu_digits(p, b, e, &cpu);
 	if (d == b + 1 || d - (b + 1) > 5 || d >= e || *d != ']')
 		return 0;
 	j = rskip_sp(s, b);
