@@ -139,9 +139,10 @@ int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64
 			total += json_integer_value(json_object_get(n, "wakeups"));
 	}
 	json_decref(counts);
-	*ret = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "run_id", (json_int_t)run_id, "start_ns",
-			 (json_int_t)start, "from_ns", (json_int_t)from_ns, "to_ns",
-			 (json_int_t)(to_ns ? to : 0), "wakeups", (json_int_t)total, "cpus", cpus);
+	*ret = json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:o}", "run_id", (json_int_t)run_id,
+			 "start_ns", (json_int_t)start, "from_ns", (json_int_t)from_ns, "to_ns",
+			 (json_int_t)(to_ns ? to : 0), "wakeups", (json_int_t)total, "resolution",
+			 minutes ? "minute" : "exact", "cpus", cpus);
 	return *ret ? 0 : -ENOMEM;
 }
 

@@ -108,7 +108,7 @@
       if (!cpus.length) return SL.empty('The topology of this run\'s host is unknown');
       const t = SL.topoSummary(cpus);
       return [h('p', {}, `Run #${run.id} on ${run.hostname || 'its host'}: ${t.online} CPUs, ${t.packages} packages, ${t.llcs} LLCs, ${t.cores} cores, ${t.smt} thread${t.smt > 1 ? 's' : ''} per core. `,
-        `${SL.num(d.wakeups)} wakeups${params.from || params.to ? ` between ${params.from || 'start'} s and ${params.to || 'end'} s (counted by whole minutes)` : ''}.`),
+        `${SL.num(d.wakeups)} wakeups${params.from || params.to ? ` between ${params.from || 'start'} s and ${params.to || 'end'} s ${d.resolution === 'minute' ? ' (counted by whole minutes)' : ''}` : ''}.`),
         d.wakeups ? null : h('p', { class: 'warn' }, 'No wakeups counted for this span (a running run\'s current minute is counted once it is over; runs stored before schema 5 are counted from per-wakeup rows, which retention keeps for a bounded time): cells are grey.'),
         heatmap(cpus, params.metric && METRICS[params.metric] ? params.metric : 'wakeups')];
     });

@@ -267,6 +267,7 @@ echo "# daemon run $run: $dw wakeup rows, $winw wakeups in the windows, /cpus to
 ok "daemon run: /cpus total > 0 from cpu_counts (no wakeup rows), per-CPU counts sum to it" \
 	'[ "$dw" = 0 ] && [ "$total" -gt 0 ] && [ "$sum" = "$total" ]'
 ok "daemon run: /cpus total equals the windows' wakeups ($total = $winw)" '[ "$total" = "$winw" ]'
+ok "daemon run: /cpus says it counts by minutes" '[ "$(jq1 "d[\"resolution\"]")" = minute ]'
 kill -TERM "$dpid"; wait "$dpid"
 dpid=
 echo "1..$n"
