@@ -79,6 +79,7 @@ struct imp {
 	const struct sl_import_opts *o;
 	struct sl_import_result *res;
 	struct sl_session *session;
+	struct sl_dat *dat; /* trace.dat only: its read offset is the progress */
 	struct sl_event *hold; /* [HOLD_CAP], text only; the held events are at h0 */
 	size_t h0, n_hold;
 	uint64_t fed_ts; /* newest timestamp handed to the engine */
@@ -181,6 +182,7 @@ static int dat_batch(void *ctx, const struct sl_event *ev, size_t n)
 	struct imp *m = ctx;
 
 	feed(m, ev, n);
+	m->done = sl_dat_offset(m->dat);
 	progress(m, false);
 	return 0;
 }
@@ -495,6 +497,7 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 
 	if (res->format == SL_IMPORT_DAT) {
 		m.total = sl_dat_size(dat);
+		m.dat = dat;
 		err = sl_dat_read(dat, o->topo ? o->topo->nr_cpus : 0, dat_batch, &m, &res->units);
 		res->skipped = res->units - res->events_total;
 		m.done = err < 0 ? sl_dat_offset(dat) : m.total;
