@@ -29,6 +29,9 @@ struct sl_text_parser {
 	/* ... and its last CPU column's "<digits>]" (masked to those bytes), digits and value */
 	uint64_t cpu_bytes, cpu_mask, cpu;
 	unsigned int cpu_digits;
+	/* ... and the 16 bytes before its last CPU column, when they alone gave the pid */
+	uint64_t pid_bytes[2], pid;
+	bool pid_ok;
 };
 
 int sl_text_parser_new(int max_cpus, struct sl_text_parser **ret_parser)
@@ -956,6 +959,40 @@ static inline const char *cpu_digits(struct sl_text_parser *p, const char *b, co
 #endif
 }
 
+/*
+ * "-<pid>" and its padding before the CPU column's '[' at b: whether it is there, and the
+ * pid in *ret. A task's events come in runs: when b is 17 bytes or more into the line and
+ * the pid ends at most 8 bytes before it, rskip_sp() and back_num() read only the 16 bytes
+ * before b, so when those repeat the last line's, so does the pid.
+ */
+static inline bool pid_column(struct sl_text_parser *p, const char *s, const char *b, uint64_t *ret)
+{
+	uint64_t w[2] = { 0, 0 };
+	const char *j, *q;
+	int64_t v;
+
+	if (b - s >= 17) {
+		memcpy(w, b - 16, 16);
+		if (p->pid_ok && w[0] == p->pid_bytes[0] && w[1] == p->pid_bytes[1]) {
+			*ret = p->pid;
+			return true;
+		}
+	}
+	j = rskip_sp(s, b);
+	/* "-<pid>": back_num() takes the dash as a sign; the digits follow it */
+	q = back_num(s, j, &v);
+	if (!q || *q != '-' || j - (q + 1) > 7)
+		return false;
+	*ret = (uint64_t)-v;
+	p->pid_ok = b - s >= 17 && j >= b - 8;
+	if (p->pid_ok) {
+		p->pid_bytes[0] = w[0];
+		p->pid_bytes[1] = w[1];
+		p->pid = *ret;
+	}
+	return true;
+}
+
 /* nanoseconds per unit of a fraction of 1 to 9 digits */
 static const uint32_t frac_scale[10] = { 0,	100000000, 10000000, 1000000, 100000,
 					 10000, 1000,	   100,	     10,      1 };
@@ -965,7 +1002,7 @@ static int fast_line(struct line *l, struct sl_event *ev)
 {
 	struct sl_text_parser *p = l->p;
 	const char *s = l->start, *e = l->end, *limit = s + 96 < e ? s + 96 : e;
-	const char *b, *d, *j, *q, *t, *f, *fe;
+	const char *b, *d, *q, *t, *f, *fe;
 	uint64_t cpu = 0, pid = 0, sec = 0, frac = 0;
 	int digits = 0;
 
@@ -976,17 +1013,8 @@ static int fast_line(struct line *l, struct sl_event *ev)
 	d = cpu_digits(p, b, e, &cpu);
 	if (d == b + 1 || d - (b + 1) > 5 || d >= e || *d != ']')
 		return 0;
-	j = rskip_sp(s, b);
-	{
-		int64_t v;
-
-		/* "-<pid>": back_num() takes the dash as a sign; the digits follow it */
-		q = back_num(s, j, &v);
-		if (!q || *q != '-' || j - (q + 1) > 7)
-			return 0;
-		q++;
-		pid = (uint64_t)-v;
-	}
+	if (!pid_column(p, s, b, &pid))
+		return 0;
 	if (cpu >= (uint64_t)p->max_cpus || cpu > 0xffff || pid > SL_TEXT_PID_MAX)
 		return 0;
 
