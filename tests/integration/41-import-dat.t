@@ -23,7 +23,7 @@ rows() {
 	sqlite3 -cmd ".timeout 5000" "$1" "SELECT $cols FROM $2 WHERE run_id = $3 ORDER BY $cols"
 }
 
-echo "1..13"
+echo "1..15"
 # the fixtures as recorded, and converted: v6 <-> v7, zstd <-> none, an instance in v6
 cp "$F"/guest16-import-v6.dat "$F"/guest16-import-v7z.dat "$F"/guest16-import-inst.dat \
 	"$F"/guest16-import-nowaking.dat "$F"/guest16-hackbench.dat "$T/"
@@ -131,3 +131,14 @@ for i in $(seq 0 19); do
 done
 echo "# damaged pages: $loaded of 20 imported, the rest failed with a message"
 ok "20 copies with damaged pages: no crash, every failure says why" '[ $crash = 0 ] && [ $quiet = 0 ]'
+
+# the progress bar on a terminal (script(1) gives it one): a trace.dat of this host's
+# hackbench (trace-cmd extract, as bench-import makes it) shows its percent growing
+"$SL_SRC/tests/bench/mk-import-traces" "$T" -g 4 -l 2000 > /dev/null 2>&1
+script -qc "$S import $T/w.dat -o $T/progress.db" "$T/tty.log" > /dev/null 2>&1
+pcts=$(tr '\r' '\n' < "$T/tty.log" | grep -o '\] *[0-9]*% ' | tr -dc '0-9\n' | tr '\n' ' ')
+echo "# progress percents drawn: $pcts"
+ok "progress bar: the percent grows and ends at 100" \
+	'python3 -c "import sys; p=[int(x) for x in sys.argv[1:]]; sys.exit(not (p == sorted(p) and p[-1] == 100 and any(0 < x < 100 for x in p)))" $pcts'
+$S import "$T/w.dat" -o "$T/progress.db" > "$T/pipe.out" 2> "$T/pipe.err"
+ok "progress bar: none when stderr is not a terminal" '! grep -q "%" $T/pipe.err'
