@@ -134,7 +134,9 @@ ok "20 copies with damaged pages: no crash, every failure says why" '[ $crash = 
 
 # the progress bar on a terminal (script(1) gives it one): a trace.dat of this host's
 # hackbench (trace-cmd extract, as bench-import makes it) shows its percent growing
-"$SL_SRC/tests/bench/mk-import-traces" "$T" -g 4 -l 2000 > /dev/null 2>&1
+# (~750 k events: about a second with per-event rows, so several redraws 0.2 s apart)
+"$SL_SRC/tests/bench/mk-import-traces" "$T" -g 8 -l 3000 > /dev/null 2>&1
+rm -f "$T/w.txt" "$T/perf.data"
 script -qc "$S import $T/w.dat -o $T/progress.db" "$T/tty.log" > /dev/null 2>&1
 pcts=$(tr '\r' '\n' < "$T/tty.log" | grep -o '\] *[0-9]*% ' | tr -dc '0-9\n' | tr '\n' ' ')
 echo "# progress percents drawn: $pcts"
