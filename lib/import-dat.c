@@ -149,6 +149,16 @@ static int probe_prev_state(struct sl_dat *d, struct sl_prev_state_map *map)
 	return err;
 }
 
+/* The sched fields of d->tep, and its prev_state encoding. */
+static int resolve_fields(struct sl_dat *d, const char *path)
+{
+	int err = sl_sched_fields_resolve(d->tep, NULL, &d->sf);
+
+	if (err < 0)
+		return sl_error(err, "'%s': %s", path, sl_errmsg(err));
+	return probe_prev_state(d, &d->sf.prev_state);
+}
+
 static void parse_uname(struct sl_dat *d, const char *u)
 {
 	char *save, *tok[5] = { 0 };
@@ -200,10 +210,7 @@ static int open_local(struct sl_dat *d, const char *path)
 					tracecmd_buffer_instance_name(d->top, i));
 		d->handles[d->nr_handles++] = h;
 	}
-	err = sl_sched_fields_resolve(d->tep, NULL, &d->sf);
-	if (err < 0)
-		return sl_error(err, "'%s': %s", path, sl_errmsg(err));
-	err = probe_prev_state(d, &d->sf.prev_state);
+	err = resolve_fields(d, path);
 	if (err < 0)
 		return err;
 	d->info.file_version = tracecmd_get_in_file_version(d->top);
@@ -562,10 +569,7 @@ static int open_own(struct sl_dat *d, const char *path)
 	err = own_tep(d);
 	if (err)
 		return err;
-	err = sl_sched_fields_resolve(d->tep, NULL, &d->sf);
-	if (err < 0)
-		return sl_error(err, "'%s': %s", path, sl_errmsg(err));
-	err = probe_prev_state(d, &d->sf.prev_state);
+	err = resolve_fields(d, path);
 	if (err < 0)
 		return err;
 	d->own = true;
