@@ -1112,7 +1112,8 @@ static int lost_marker(struct line *l, struct sl_event *ev)
 		return 0;
 	n = br + 7;
 	ne = find(n, e, " EVENTS]");
-	if (!ne || parse_num(s + 4, br, &cpu) < 0 || parse_num(n, ne, &count) < 0 || count < 0)
+	if (!ne || parse_num(s + 4, br, &cpu) < 0 || parse_num(n, ne, &count) < 0 || count < 0 ||
+	    cpu < 0)
 		return bad(l, -SL_EPARSE, "bad lost-events marker");
 	if (cpu >= l->p->max_cpus)
 		return bad(l, -SL_ERANGE, "lost-events marker names a CPU beyond the topology");
