@@ -574,12 +574,16 @@ static int open_own(struct sl_dat *d, const char *path)
 		return err;
 	d->own = true;
 	d->info.file_version = f->version;
-	d->info.nr_cpus = f->nr_cpus;
+	/* a count or CPU beyond our limit is only metadata here: its records are refused */
+	d->info.nr_cpus = f->nr_cpus < SL_TOPO_MAX_CPUS ? (int)f->nr_cpus : SL_TOPO_MAX_CPUS;
 	for (int i = 0; i < f->nr_buffers; i++) {
 		d->info.nr_instances += f->buffers[i].name[0] != '\0';
-		for (uint32_t c = 0; c < f->buffers[i].nr_cpus; c++)
-			if ((int)f->buffers[i].cpus[c].cpu >= d->info.nr_cpus)
-				d->info.nr_cpus = f->buffers[i].cpus[c].cpu + 1;
+		for (uint32_t c = 0; c < f->buffers[i].nr_cpus; c++) {
+			uint32_t cpu = f->buffers[i].cpus[c].cpu;
+
+			if (cpu < SL_TOPO_MAX_CPUS && (int)cpu >= d->info.nr_cpus)
+				d->info.nr_cpus = cpu + 1;
+		}
 	}
 	d->info.trace_clock = f->trace_clock;
 	d->info.has_waking = d->sf.id[SL_SE_WAKING] >= 0;

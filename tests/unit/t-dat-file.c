@@ -107,7 +107,8 @@ static void check_file(const char *name, unsigned int version, int instances, in
 	is_int(f.page_size, 4096, "%s: page size", name);
 	is_int(f.nr_cpus, 16, "%s: 16 CPUs", name);
 	is_int(f.nr_sched_formats, formats, "%s: sched formats", name);
-	ok(f.header_page.data && strstr(f.header_page.data, "commit"), "%s: header_page", name);
+	ok(f.header_page.data && memmem(f.header_page.data, f.header_page.len, "commit", 6),
+	   "%s: header_page", name);
 	is_str(f.uname, "Linux (none) 6.1.0-50-cloud-amd64 x86_64", "%s: uname", name);
 	is_str(f.trace_clock, "mono", "%s: the selected trace clock", name);
 	for (int i = 0; i < f.nr_buffers; i++)
