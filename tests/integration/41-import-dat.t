@@ -85,24 +85,24 @@ $S import "$T/offset.dat" $TOPO --json -o "$T/off.db" > "$T/off.json" 2> "$T/off
 ok "an offset option: read by libtracecmd, imported" \
 	'[ "$(json reader < $T/off.json)" = libtracecmd ] && [ "$(json complete < $T/off.json)" = True ]'
 
-# cut copies: inside the headers, the CPU table, the pages
+# cut copies: inside the headers, the CPU table, the pages. cuts FILE LEN...: imports the
+# first LEN bytes of FILE for each LEN, counting crashes and failures without a message
 crash=0 quiet=0 cuts=0
-for len in 0 10 17 100 1000 4822 5000 7000 8192 9000 20000 50000 95000; do
-	head -c $len "$F/guest16-import-v7z.dat" > "$T/cut.dat"
-	$S import "$T/cut.dat" $TOPO -o "$T/cut.db" > /dev/null 2> "$T/err"
-	rc=$?
-	cuts=$((cuts + 1))
-	[ $rc -ge 128 ] && { crash=$((crash + 1)); echo "# cut at $len: signal $((rc - 128))"; }
-	[ $rc = 1 ] && ! grep -q "schedlens: " "$T/err" && quiet=$((quiet + 1))
-done
-for len in 0 4096 28000 29000 100000 300000 487000; do
-	head -c $len "$F/guest16-import-v6.dat" > "$T/cut.dat"
-	$S import "$T/cut.dat" $TOPO -o "$T/cut.db" > /dev/null 2> "$T/err"
-	rc=$?
-	cuts=$((cuts + 1))
-	[ $rc -ge 128 ] && { crash=$((crash + 1)); echo "# v6 cut at $len: signal $((rc - 128))"; }
-	[ $rc = 1 ] && ! grep -q "schedlens: " "$T/err" && quiet=$((quiet + 1))
-done
+cuts() {
+	local file=$1 len rc
+	shift
+	for len in "$@"; do
+		head -c $len "$file" > "$T/cut.dat"
+		$S import "$T/cut.dat" $TOPO -o "$T/cut.db" > /dev/null 2> "$T/err"
+		rc=$?
+		cuts=$((cuts + 1))
+		[ $rc -ge 128 ] && { crash=$((crash + 1)); echo "# $file cut at $len: signal $((rc - 128))"; }
+		[ $rc = 1 ] && ! grep -q "schedlens: " "$T/err" && quiet=$((quiet + 1))
+	done
+	return 0
+}
+cuts "$F/guest16-import-v7z.dat" 0 10 17 100 1000 4822 5000 7000 8192 9000 20000 50000 95000
+cuts "$F/guest16-import-v6.dat" 0 4096 28000 29000 100000 300000 487000
 ok "$cuts cut copies: no crash, every failure says why" '[ $crash = 0 ] && [ $quiet = 0 ]'
 head -c 300000 "$F/guest16-import-v6.dat" > "$T/cut.dat"
 $S import "$T/cut.dat" $TOPO > /dev/null 2> "$T/err"
