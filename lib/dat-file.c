@@ -663,17 +663,22 @@ int sl_dat_pages_next(struct sl_dat_pages *it, const uint8_t **page, uint32_t *l
 	return 1;
 }
 
-void sl_dat_pages_where(const struct sl_dat_pages *it, char *buf, size_t size)
+void sl_dat_pages_where(const struct sl_dat_pages *it, const void *rec, char *buf, size_t size)
 {
 	uint64_t page_pos = it->pos ? it->pos - 1 - (it->pos - 1) % it->page_size : 0;
+	uint64_t pos = page_pos;
 
+	/* the record's own offset when it lies in the page last returned */
+	if (rec && (const uint8_t *)rec >= it->data + page_pos &&
+	    (const uint8_t *)rec < it->data + it->pos)
+		pos = (const uint8_t *)rec - it->data;
 	if (it->compressed)
-		snprintf(buf, size, "CPU %u chunk at file offset %llu, page at byte %llu of it",
+		snprintf(buf, size, "CPU %u chunk at file offset %llu, byte %llu of its data",
 			 it->cpu->cpu, (unsigned long long)it->region_offset,
-			 (unsigned long long)page_pos);
+			 (unsigned long long)pos);
 	else
 		snprintf(buf, size, "file offset %llu",
-			 (unsigned long long)(it->region_offset + page_pos));
+			 (unsigned long long)(it->region_offset + pos));
 }
 
 void sl_dat_pages_free(struct sl_dat_pages *it)

@@ -94,8 +94,11 @@ int sl_dat_pages_init(struct sl_dat_pages *it, const struct sl_dat_file *f,
  * page), 0 at the end, or a negative code with a message (a corrupt chunk).
  */
 int sl_dat_pages_next(struct sl_dat_pages *it, const uint8_t **page, uint32_t *len);
-/* Where the page last returned lies, for messages: "file offset N" or "... chunk ...". */
-void sl_dat_pages_where(const struct sl_dat_pages *it, char *buf, size_t size);
+/*
+ * Where the record at rec (in the page last returned; NULL: the page itself) lies, for
+ * messages: "file offset N", or the chunk and the byte of its inflated data.
+ */
+void sl_dat_pages_where(const struct sl_dat_pages *it, const void *rec, char *buf, size_t size);
 void sl_dat_pages_free(struct sl_dat_pages *it);
 
 #endif

@@ -76,6 +76,7 @@ struct walk {
 	/* where the record being read lies, for messages */
 	uint64_t rec_offset; /* libtracecmd: its file offset */
 	const struct sl_dat_pages *rec_pages; /* own reader: its CPU's page walk */
+	const void *rec_data; /* ... and the record in its page */
 	char where[160];
 };
 
@@ -83,7 +84,7 @@ struct walk {
 static const char *where(struct walk *w)
 {
 	if (w->rec_pages)
-		sl_dat_pages_where(w->rec_pages, w->where, sizeof(w->where));
+		sl_dat_pages_where(w->rec_pages, w->rec_data, w->where, sizeof(w->where));
 	else
 		snprintf(w->where, sizeof(w->where), "file offset %llu",
 			 (unsigned long long)w->rec_offset);
@@ -259,6 +260,7 @@ static int emit(struct walk *w, int cpu, uint64_t ts, const void *data, int size
 	int r;
 
 	w->records++;
+	w->rec_data = data;
 	if (cpu < 0 || cpu >= w->max_cpus) {
 		w->err = sl_error(-SL_ERANGE,
 				  "%s: record on CPU %d, beyond the %d CPUs of the topology",

@@ -34,7 +34,7 @@ static void walk(const struct sl_dat_file *f)
 				int size;
 				char where[160];
 
-				sl_dat_pages_where(&it, where, sizeof(where));
+				sl_dat_pages_where(&it, page, where, sizeof(where));
 				if (sl_rb_page_load(&pg, page, len) < 0)
 					continue;
 				while ((rec = sl_rb_page_next(&pg, &ts, &size)))
