@@ -370,6 +370,7 @@ static const struct corpus_case corpus[] = {
 	{ "bad-empty-state.txt", 0, -SL_EPARSE, "line 1: bad prev_state" },
 	{ "bad-long-comm.txt", 0, -SL_ERANGE, "line 1: comm longer than 15" },
 	{ "bad-lost-marker.txt", 0, -SL_EPARSE, "line 1: bad lost-events marker" },
+	{ "bad-lost-negative-cpu.txt", 0, -SL_EPARSE, "line 1: bad lost-events marker" },
 	{ "bad-nul.txt", 0, -SL_EPARSE, "line 1: NUL byte" },
 	{ "bad-target-cpu.txt", 0, -SL_ERANGE, "line 1: target_cpu 777 out of range" },
 	{ "bad-time-backwards.txt", 1, -SL_ERANGE, "line 2: timestamp 99.000000000 goes back" },
