@@ -76,15 +76,14 @@ struct walk {
 	/* where the record being read lies, for messages */
 	uint64_t rec_offset; /* libtracecmd: its file offset */
 	const struct sl_dat_pages *rec_pages; /* own reader: its CPU's page walk */
-	const void *rec_data; /* ... and the record in its page */
 	char where[160];
 };
 
-/* Where w's current record lies, as "file offset N" or the chunk it came from. */
-static const char *where(struct walk *w)
+/* Where w's current record (at data) lies, as "file offset N" or the chunk it came from. */
+static const char *where(struct walk *w, const void *data)
 {
 	if (w->rec_pages)
-		sl_dat_pages_where(w->rec_pages, w->rec_data, w->where, sizeof(w->where));
+		sl_dat_pages_where(w->rec_pages, data, w->where, sizeof(w->where));
 	else
 		snprintf(w->where, sizeof(w->where), "file offset %llu",
 			 (unsigned long long)w->rec_offset);
@@ -260,16 +259,15 @@ static int emit(struct walk *w, int cpu, uint64_t ts, const void *data, int size
 	int r;
 
 	w->records++;
-	w->rec_data = data;
 	if (cpu < 0 || cpu >= w->max_cpus) {
 		w->err = sl_error(-SL_ERANGE,
 				  "%s: record on CPU %d, beyond the %d CPUs of the topology",
-				  where(w), cpu, w->max_cpus);
+				  where(w, data), cpu, w->max_cpus);
 		return 1;
 	}
 	if (w->cpu_ts[cpu] > ts + 1) {
 		w->err = sl_error(-SL_ERANGE, "%s: timestamp %llu goes backwards on CPU %d",
-				  where(w), (unsigned long long)ts, cpu);
+				  where(w, data), (unsigned long long)ts, cpu);
 		return 1;
 	}
 	w->cpu_ts[cpu] = ts + 1;
@@ -286,7 +284,7 @@ static int emit(struct walk *w, int cpu, uint64_t ts, const void *data, int size
 	ev = &w->buf[w->n];
 	r = sl_sched_decode(&w->d->sf, data, size, ev);
 	if (r < 0) {
-		w->err = sl_error(-SL_EPARSE, "%s: truncated sched record", where(w));
+		w->err = sl_error(-SL_EPARSE, "%s: truncated sched record", where(w, data));
 		return 1;
 	}
 	if (r == 0)
@@ -296,7 +294,7 @@ static int emit(struct walk *w, int cpu, uint64_t ts, const void *data, int size
 	if ((ev->type == SL_EV_WAKEUP || ev->type == SL_EV_WAKING ||
 	     ev->type == SL_EV_WAKEUP_NEW) &&
 	    (ev->wake.target_cpu < -1 || ev->wake.target_cpu >= w->max_cpus)) {
-		w->err = sl_error(-SL_ERANGE, "%s: target_cpu %d out of range", where(w),
+		w->err = sl_error(-SL_ERANGE, "%s: target_cpu %d out of range", where(w, data),
 				  ev->wake.target_cpu);
 		return 1;
 	}
