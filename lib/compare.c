@@ -484,7 +484,7 @@ static int push_finding(struct sl_comparison *c, const struct sl_finding *f)
 
 /*
  * With one run (or segment) on a side the bootstrap sees only window-to-window variance,
- * and run-to-run variance dominates (DESIGN.md): stretch the distribution of the
+ * and run-to-run variance dominates (docs/statistics.md): stretch the distribution of the
  * difference about its mean by f, i.e. assume the unseen run-to-run variance is
  * (f^2 - 1) times what was seen. Intervals get f times wider, z-scores f times smaller.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Kernel-vs-kernel comparison (DESIGN.md "Comparison"): selects a baseline and a
+ * Kernel-vs-kernel comparison (docs/statistics.md): selects a baseline and a
  * candidate set of runs (by kernel release, by run ids, or the previous kernel against
  * the current one for a workload label), loads their windows, and tests every metric of
  * lib/metrics.h for every group with a hierarchical bootstrap (runs, then moving blocks

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Preemptions and lock-holder preemption (DESIGN.md "Preemption and LHP").
+ * Preemptions and lock-holder preemption (docs/metrics.md, "Preemptions").
  *
  * A preemption is a sched_switch whose prev was still runnable and whose next is a task.
  * Its record opens at t0 and waits for the victim V's next switch-in t1; then, for the
@@ -117,7 +117,7 @@ static bool is_hub(const struct sl_engine *e, int32_t pid)
  * Decides the LHP verdict once the hubs of the window are known. A hub's preemption
  * delays the work it hands out, not a lock it holds: it is a hub preemption, with the
  * wakeups it made in the horizon as the delayed ones. A hub asleep waits for work, not
- * for a lock, so it is no waiter. (Both refine DESIGN.md's rule: without them the
+ * for a lock, so it is no waiter. (Both refine the plain rule in docs/metrics.md: without them the
  * synthesizer's dispatcher made most LHP verdicts false.)
  */
 static void judge_waiters(struct sl_engine *e, struct open_preempt *o)
@@ -236,7 +236,7 @@ static void note_wakee(struct sl_task *waker, const struct sl_task *wakee)
  * wakee, woken by someone at ts, is a waiter of record idx if it is of the victim's group
  * and has slept since before the victim resumed; it then carries the record on, so that
  * the waiters it hands the lock to in turn count too (a lock convoy: LWLocks and futex
- * mutexes wake one waiter at a time). Refined from DESIGN.md, whose rule counted only
+ * mutexes wake one waiter at a time). Refined from docs/metrics.md's plain rule, which counted only
  * the victim's own wakees: the synthesizer's truth showed the rest of the queue missing.
  */
 static void add_waiter(struct sl_engine *e, int32_t idx, struct sl_task *wakee, uint64_t ts)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Target-CPU choice: one record per sched_wakeup / sched_wakeup_new (DESIGN.md
+ * Target-CPU choice: one record per sched_wakeup / sched_wakeup_new (docs/metrics.md,
  * "Per-wakeup record"). The waker comes from the matching sched_waking, which fires in
  * the waker's context; the state of the chosen CPU and its LLC is taken at the
  * sched_wakeup, before the wakee's own claim; the record is final when the wakee first
@@ -119,7 +119,7 @@ static void target_state(struct sl_engine *e, struct sl_wakeup_rec *r)
 	r->llc_idle = (uint16_t)sl_policy_llc_avail(&e->ptopo, r->target_cpu);
 	missed = r->target_state == SL_TS_BUSY || r->target_state == SL_TS_CLAIMED;
 	r->missed_idle = missed && r->llc_idle > 0;
-	/* refined from DESIGN.md: a sibling idle beside an idle target is no miss */
+	/* refined (docs/metrics.md): a sibling idle beside an idle target is no miss */
 	r->missed_smt = missed && sl_policy_sibling_avail(&e->ptopo, r->target_cpu);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Windows (DESIGN.md "Windows"): per-window aggregates for every task ("*") and per
+ * Windows (docs/metrics.md, "Windows"): per-window aggregates for every task ("*") and per
  * group. The open windows form a ring; a record is counted in the window holding its
  * start time, and windows are emitted, oldest first, once the engine has closed every
  * record that started in them. Besides "*", a window emits the max_groups most active

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The analysis engine: turns one merged stream of normalized scheduler events (from any
- * source: live recorder, trace.dat, ftrace text, the synthesizer) into DESIGN.md's records:
+ * source: live recorder, trace.dat, ftrace text, the synthesizer) into docs/metrics.md's records:
  * sched slices, per-wakeup placement records, preemption records with lock-holder
  * preemption (LHP) cost, tasks, and per-window, per-group aggregates.
  *

@@ -4,7 +4,7 @@
  * numerator and a denominator over window columns (or a quantile of the windows' latency
  * histograms), with its unit, polarity, absolute floor and the sentence that explains a
  * finding. The comparison, the CLI, the stored findings and README.md's table all follow
- * this one table (DESIGN.md "Windows" and "Comparison").
+ * this one table (docs/metrics.md, docs/statistics.md).
  */
 #ifndef SL_METRICS_H
 #define SL_METRICS_H

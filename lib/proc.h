@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What /proc says about live tasks: the thread group of a pid, for grouping threads
- * under their process (DESIGN.md: a task's group is its thread-group leader's comm).
+ * under their process (docs/metrics.md: a task's group is its thread-group leader's comm).
  */
 #ifndef SL_PROC_H
 #define SL_PROC_H

@@ -48,7 +48,7 @@ enum sl_target_state {
 	SL_TS_COUNT
 };
 
-/* Textbook placement policies of DESIGN.md's fingerprint; bit n = policy n. */
+/* Textbook placement policies of the fingerprint (docs/metrics.md); bit n = policy n. */
 enum sl_policy {
 	SL_POL_PREV_IDLE, /* prev CPU if idle, else the first idle CPU of its LLC */
 	SL_POL_AFFINE, /* the waker's CPU */
@@ -80,7 +80,7 @@ struct sl_slice_rec {
 	uint8_t end_preempt; /* 1 for "R+" */
 };
 
-/* DESIGN.md "Per-wakeup record". */
+/* docs/metrics.md, "Per-wakeup record". */
 struct sl_wakeup_rec {
 	int64_t run_id;
 	uint64_t ts_ns;
@@ -103,7 +103,7 @@ struct sl_wakeup_rec {
 	uint8_t policy_agree; /* bit n: policy n would have chosen target_cpu */
 };
 
-/* DESIGN.md "Preemption and LHP": victim switched out runnable at ts_ns on cpu. */
+/* docs/metrics.md, "Preemptions": victim switched out runnable at ts_ns on cpu. */
 struct sl_preempt_rec {
 	int64_t run_id;
 	uint64_t ts_ns; /* t0 */
@@ -127,13 +127,13 @@ struct sl_task_rec {
 	int32_t pid;
 	int32_t tgid; /* SL_REC_NONE if unknown */
 	char comm[SL_COMM_LEN];
-	char grp[SL_GROUP_LEN]; /* the task's group (DESIGN.md: leader's comm by default) */
+	char grp[SL_GROUP_LEN]; /* the task's group (docs/metrics.md: leader's comm by default) */
 };
 
 /* Group name of the window that covers every task. */
 #define SL_GROUP_ALL "*"
 
-/* DESIGN.md "Windows": aggregates of one group over [start_ns, start_ns + dur_ns). */
+/* docs/metrics.md, "Windows": aggregates of one group over [start_ns, start_ns + dur_ns). */
 struct sl_window_rec {
 	int64_t run_id;
 	uint64_t start_ns;

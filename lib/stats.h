@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The statistics behind `schedlens diff` (DESIGN.md "Comparison"): a small seeded PRNG
+ * The statistics behind `schedlens diff` (docs/statistics.md): a small seeded PRNG
  * (xoshiro256** seeded through splitmix64) so every bootstrap is reproducible from its
  * seed, moving-block resampling of consecutive windows (autocorrelation inside a block is
  * kept), percentiles for the percentile confidence interval, the bootstrap p-value and the

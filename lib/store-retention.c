@@ -5,9 +5,9 @@
  * rowid ranges recorded in the `chunks` table in the same transaction as their rows.
  * Deleting a chunk is then a rowid-range delete, which SQLite does by walking the table's
  * B-tree from the first rowid: no index on time is needed on the hot tables (an index
- * would halve insert speed, NOTES.md), and the cost is proportional to the rows deleted,
+ * would halve insert speed in SQLite 3.40), and the cost is proportional to the rows deleted,
  * not to the table. The alternative, a WITHOUT ROWID table keyed by (chunk, ...), inserts
- * about 20% slower (NOTES.md). Chunks are aged by the wall time they were closed at, since
+ * about 20% slower (measured likewise). Chunks are aged by the wall time they were closed at, since
  * trace clocks restart with every boot.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The daemon's cost while it records pgbench -S (DESIGN.md budget: under 3% of one core at
+ * The daemon's cost while it records pgbench -S (docs/architecture.md: under 3% of one core at
  * 200k events/s): schedlensd runs with its defaults on a temporary database (plus the flags
  * in $SL_BENCH_ARGS, split on spaces), pgbench runs, and over each of $SL_BENCH_REPS (3)
  * intervals of 10 s we print the daemon's CPU time (every thread's schedstat under
