@@ -3,7 +3,7 @@
 # schedlens: one non-recursive GNU Makefile.
 #
 #   make [O=builddir] [V=1] [WERROR=1] [SANITIZE=address,undefined]
-#   make check | bench | format | format-check | deps | run | install [prefix=/usr/local DESTDIR=]
+#   make check | bench | format | format-check | deps | run | install [prefix=/usr/local DESTDIR= mandir=]
 #
 # Sources are picked up by wildcard: a new lib/foo.c lands in libschedlens.a, a new
 # cli/cmd-foo.c in the schedlens binary, a new tests/unit/t-foo.c becomes a unit test.
@@ -11,6 +11,7 @@
 O ?= build
 prefix ?= /usr/local
 bindir ?= $(prefix)/bin
+mandir ?= $(prefix)/share/man
 DESTDIR ?=
 
 # CI builds with -Werror; so does anyone who asks.
@@ -204,7 +205,14 @@ format:
 format-check:
 	$(Q)clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format: clean"
 
-install: all
+# The man pages (man/, roff written by hand) need no build: install-man alone installs them,
+# which tests/integration/05-docs.t uses without touching the build directory.
+install-man:
+	install -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man8
+	install -m 0644 man/schedlens.1 $(DESTDIR)$(mandir)/man1/schedlens.1
+	install -m 0644 man/schedlensd.8 $(DESTDIR)$(mandir)/man8/schedlensd.8
+
+install: all install-man
 	install -d $(DESTDIR)$(bindir)
 	install -m 0755 $(CLI_BIN) $(DESTDIR)$(bindir)/schedlens
 	$(if $(DAEMON_BIN),install -m 0755 $(DAEMON_BIN) $(DESTDIR)$(bindir)/schedlensd)
@@ -218,7 +226,8 @@ clean:
 # makes web-list check its content on every run
 FORCE:
 
-.PHONY: all check bench fuzz run deps pkgcheck format format-check install clean lab lab-check
+.PHONY: all check bench fuzz run deps pkgcheck format format-check install install-man clean lab \
+	lab-check
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
