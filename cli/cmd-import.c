@@ -96,9 +96,10 @@ static void print_json(const struct sl_import_opts *o, const struct sl_import_re
 	json_object_set_new(j, "topology", json_boolean(r->topo_known));
 	json_object_set_new(j, "waker_from_wakeup", json_boolean(r->waker_from_wakeup));
 	json_object_set_new(j, "complete", json_boolean(r->complete));
-	json_object_set_new(j, "status", json_string(r->complete	  ? "complete" :
-						     r->interrupted ? "interrupted" :
-								      "error"));
+	json_object_set_new(j, "status",
+			    json_string(r->complete    ? "complete" :
+					r->interrupted ? "interrupted" :
+							 "error"));
 	if (!r->complete)
 		json_object_set_new(j, "error", json_string(r->error));
 	json_object_set_new(j, "cpu_s", json_real(r->cpu_s));
@@ -132,8 +133,9 @@ static void print_text(const struct sl_import_opts *o, const struct sl_import_re
 	       (unsigned long long)r->session.engine.lhp);
 	if (r->session.run_id >= 0)
 		printf("stored as run %lld in '%s'%s\n", (long long)r->session.run_id, o->db_path,
-		       r->complete ? "" : r->interrupted ? " (marked interrupted)" :
-							   " (marked incomplete)");
+		       r->complete    ? "" :
+		       r->interrupted ? " (marked interrupted)" :
+					" (marked incomplete)");
 }
 
 int cmd_import(int argc, char **argv)

@@ -1228,8 +1228,9 @@ int sl_text_parse_line_nul_checked(struct sl_text_parser *p, const char *text, s
 		return ret;
 	if (ret == 0) {
 		if (names_sched_event(s, l.end))
-			return bad(&l, -SL_EPARSE,
-				   "sched event without a readable 'comm-pid [cpu] seconds:' context");
+			return bad(
+				&l, -SL_EPARSE,
+				"sched event without a readable 'comm-pid [cpu] seconds:' context");
 		return skip_other(p, s, l.end);
 	}
 	if (!starts(name, name_end, "sched_"))

@@ -308,8 +308,9 @@ static int delete_rows(sqlite3 *db, const char *path, const int64_t *ids, size_t
 			    "deleting runs from");
 	if (err)
 		return err;
-	rc = sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO temp.doomed_runs SELECT id FROM runs "
-				    "WHERE id = ?1",
+	rc = sqlite3_prepare_v2(db,
+				"INSERT OR IGNORE INTO temp.doomed_runs SELECT id FROM runs "
+				"WHERE id = ?1",
 				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sl_store_dberr(path, db, rc, "deleting runs from");
@@ -351,9 +352,10 @@ static int delete_rows(sqlite3 *db, const char *path, const int64_t *ids, size_t
 				 "(SELECT id FROM temp.doomed_cmp)",
 				 &stats->rows);
 	if (!err)
-		err = exec_count(db, path,
-				 "DELETE FROM comparisons WHERE id IN (SELECT id FROM temp.doomed_cmp)",
-				 &stats->comparisons);
+		err = exec_count(
+			db, path,
+			"DELETE FROM comparisons WHERE id IN (SELECT id FROM temp.doomed_cmp)",
+			&stats->comparisons);
 	for (size_t i = 0; !err && i < sizeof(run_tables) / sizeof(run_tables[0]); i++) {
 		snprintf(sql, sizeof(sql),
 			 "DELETE FROM %s WHERE run_id IN (SELECT id FROM temp.doomed_runs)",
@@ -374,7 +376,8 @@ static int delete_rows(sqlite3 *db, const char *path, const int64_t *ids, size_t
 		err = exec_count(db, path,
 				 "DELETE FROM runs WHERE id IN (SELECT id FROM temp.doomed_runs)",
 				 &stats->runs);
-	sqlite3_exec(db, "DROP TABLE IF EXISTS temp.doomed_cmp; DROP TABLE IF EXISTS temp.doomed_runs",
+	sqlite3_exec(db,
+		     "DROP TABLE IF EXISTS temp.doomed_cmp; DROP TABLE IF EXISTS temp.doomed_runs",
 		     NULL, NULL, NULL);
 	return err;
 }

@@ -160,8 +160,8 @@ int sl_store_retention(struct sl_store *store, const struct sl_retention *policy
  * A run's status as SQL over runs r: 'complete', 'interrupted' (an import killed or stopped
  * by a signal: import_error NULL or 'interrupted...') or 'error' (bad input stopped it).
  */
-#define SL_RUN_STATUS_SQL                                                                   \
-	"(CASE WHEN r.complete THEN 'complete' WHEN r.import_error IS NULL OR "              \
+#define SL_RUN_STATUS_SQL                                                       \
+	"(CASE WHEN r.complete THEN 'complete' WHEN r.import_error IS NULL OR " \
 	"r.import_error LIKE 'interrupted%' THEN 'interrupted' ELSE 'error' END)"
 
 struct sl_delete_stats {
