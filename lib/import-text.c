@@ -1178,11 +1178,62 @@ static __attribute__((noinline)) int skip_other(struct sl_text_parser *p, const 
 	return 0;
 }
 
+/*
+ * Everything the fast path left: the context columns, the event name and the body of
+ * either style. Out of line, so that the fast path's caller stays small. *ret_style is the
+ * line's style when it returns 1.
+ */
+static __attribute__((noinline)) int
+general_line(struct line *l, const char *s, struct sl_event *ev, enum sl_text_style *ret_style)
+{
+	const char *body = NULL, *name = NULL, *name_end = NULL;
+	enum sl_text_style style;
+	int ret;
+
+	ret = parse_context(l, ev, &body, &name, &name_end);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		if (names_sched_event(s, l->end))
+			return bad(
+				l, -SL_EPARSE,
+				"sched event without a readable 'comm-pid [cpu] seconds:' context");
+		return skip_other(l->p, s, l->end);
+	}
+	if (!starts(name, name_end, "sched_"))
+		return skip_other(l->p, s, l->end);
+	style = starts(body, l->end, "prev_comm=") || starts(body, l->end, "comm=") ?
+			SL_TEXT_KERNEL :
+			SL_TEXT_PLUGIN;
+	if (name_is(name, name_end, "sched_switch")) {
+		ret = style == SL_TEXT_KERNEL ? kernel_switch(l, body, l->end, ev) :
+						plugin_switch(l, body, l->end, ev);
+	} else if (name_is(name, name_end, "sched_waking") ||
+		   name_is(name, name_end, "sched_wakeup") ||
+		   name_is(name, name_end, "sched_wakeup_new")) {
+		ev->type = name_is(name, name_end, "sched_waking") ? SL_EV_WAKING :
+			   name_is(name, name_end, "sched_wakeup") ? SL_EV_WAKEUP :
+								     SL_EV_WAKEUP_NEW;
+		ret = style == SL_TEXT_KERNEL ? kernel_wake(l, body, l->end, ev) :
+						plugin_wake(l, body, l->end, ev);
+	} else if (name_is(name, name_end, "sched_migrate_task")) {
+		ret = kernel_migrate(l, body, l->end, ev);
+	} else if (name_is(name, name_end, "sched_process_fork")) {
+		ret = kernel_fork(l, body, l->end, ev);
+	} else if (name_is(name, name_end, "sched_process_exit")) {
+		ret = kernel_exit(l, body, l->end, ev);
+	} else {
+		return skip_other(l->p, s, l->end);
+	}
+	*ret_style = style;
+	return ret;
+}
+
 int sl_text_parse_line_nul_checked(struct sl_text_parser *p, const char *text, size_t len,
 				   struct sl_event *ev)
 {
 	struct line l = { .p = p, .start = text, .end = text + len };
-	const char *body = NULL, *name = NULL, *name_end = NULL, *s;
+	const char *s;
 	enum sl_text_style style;
 	int ret;
 
@@ -1223,40 +1274,7 @@ int sl_text_parse_line_nul_checked(struct sl_text_parser *p, const char *text, s
 		}
 		memset(ev, 0, sizeof(*ev));
 	}
-	ret = parse_context(&l, ev, &body, &name, &name_end);
-	if (ret < 0)
-		return ret;
-	if (ret == 0) {
-		if (names_sched_event(s, l.end))
-			return bad(
-				&l, -SL_EPARSE,
-				"sched event without a readable 'comm-pid [cpu] seconds:' context");
-		return skip_other(p, s, l.end);
-	}
-	if (!starts(name, name_end, "sched_"))
-		return skip_other(p, s, l.end);
-	style = starts(body, l.end, "prev_comm=") || starts(body, l.end, "comm=") ? SL_TEXT_KERNEL :
-										    SL_TEXT_PLUGIN;
-	if (name_is(name, name_end, "sched_switch")) {
-		ret = style == SL_TEXT_KERNEL ? kernel_switch(&l, body, l.end, ev) :
-						plugin_switch(&l, body, l.end, ev);
-	} else if (name_is(name, name_end, "sched_waking") ||
-		   name_is(name, name_end, "sched_wakeup") ||
-		   name_is(name, name_end, "sched_wakeup_new")) {
-		ev->type = name_is(name, name_end, "sched_waking") ? SL_EV_WAKING :
-			   name_is(name, name_end, "sched_wakeup") ? SL_EV_WAKEUP :
-								     SL_EV_WAKEUP_NEW;
-		ret = style == SL_TEXT_KERNEL ? kernel_wake(&l, body, l.end, ev) :
-						plugin_wake(&l, body, l.end, ev);
-	} else if (name_is(name, name_end, "sched_migrate_task")) {
-		ret = kernel_migrate(&l, body, l.end, ev);
-	} else if (name_is(name, name_end, "sched_process_fork")) {
-		ret = kernel_fork(&l, body, l.end, ev);
-	} else if (name_is(name, name_end, "sched_process_exit")) {
-		ret = kernel_exit(&l, body, l.end, ev);
-	} else {
-		return skip_other(p, s, l.end);
-	}
+	ret = general_line(&l, s, ev, &style);
 	if (ret <= 0)
 		return ret;
 parsed:
