@@ -35,7 +35,7 @@ TOPO="--sysfs $T/sysfs"
 echo "1..24"
 
 # --- skipped lines: counted, warned about, stored
-"$B/slsynth" --topology guest16 --policy buddy --seed 1 --duration 1 --text >"$T/small.txt" \
+"$B/slsynth" --sysfs "$T/sysfs" --policy buddy --seed 1 --duration 1 --text >"$T/small.txt" \
 	2>/dev/null
 lines=$(wc -l <"$T/small.txt")
 {
@@ -77,16 +77,17 @@ ok "timestamp 18446744092.805288752: exit 1 with line 3001 (rc $rc)" \
 	'[ $rc = 1 ] && grep -q "line 3001: timestamp out of range" "$T/err"'
 
 # --- interrupted imports: a trace big enough to take seconds
-"$B/slsynth" --topology guest16 --policy buddy --seed 2 --duration 10 --text >"$T/big.txt" \
+"$B/slsynth" --sysfs "$T/sysfs" --policy buddy --seed 2 --duration 4 --text >"$T/big.txt" \
 	2>/dev/null
-# import_bg SIGNAL RUN: starts the import, waits for rows of RUN to be committed, sends it
-# SIGNAL; sets rc to the exit status
+# import_bg SIGNAL RUN: starts the import, waits for 30 k slices of RUN to be committed (of
+# 165 k: mid-import, and enough rows for delete to free most of the file), sends it SIGNAL;
+# sets rc to the exit status
 import_bg() {
 	local i
 	$S import "$T/big.txt" $TOPO -o "$db" >"$T/out.$1" 2>"$T/err.$1" &
 	local pid=$!
 	for i in $(seq 600); do
-		[ "$(q "SELECT count(*) > 0 FROM (SELECT 1 FROM sched_slices WHERE run_id = $2 LIMIT 1)" 2>/dev/null)" = 1 ] && break
+		[ "$(q "SELECT count(*) >= 30000 FROM sched_slices WHERE run_id = $2" 2>/dev/null)" = 1 ] && break
 		sleep 0.05
 	done
 	kill -"$1" $pid
