@@ -25,9 +25,9 @@
  * The inflated data one file may hold at once, in total: its decompressed sections (kept
  * until sl_dat_file_free()) plus every page walk's chunk buffer. Each section or chunk is
  * also capped at 256 MiB; without a total, a crafted file with many sections could demand
- * many times that. A real file needs a few MiB (kallsyms and printk formats are the big
- * sections; trace-cmd's chunks are tens of KiB per CPU), so 1 GiB refuses no real trace
- * and bounds what a hostile one costs.
+ * many times that. A real file's sections are small (5556 bytes in all in the guest16 v7
+ * fixture) and a chunk holds a few ring-buffer pages, so 1 GiB refuses no real trace and
+ * bounds what a hostile one costs.
  */
 #define SL_DAT_INFLATE_BUDGET (1ull << 30)
 
