@@ -26,5 +26,6 @@ int cmd_export(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_findings(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
 
 #endif

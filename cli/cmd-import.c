@@ -3,9 +3,11 @@
  * `schedlens import FILE`: analyses a trace.dat or an ftrace text dump like a live
  * recording and stores it as a run, classified with the traced host's topology (--topology
  * or --sysfs). Prints a summary, or one line of JSON with --json; a progress bar goes to
- * stderr when it is a terminal.
+ * stderr when it is a terminal. SIGINT and SIGTERM stop the import cleanly (what was read
+ * is stored, the run marked interrupted) and exit 128 + the signal: 130, 143.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,14 @@ static const char usage_text[] =
 	"  --kernel R       the traced kernel's release (trace.dat files carry it)\n"
 	"  --windows-only   store the per-window aggregates only (what the daemon keeps long\n"
 	"                   term): no per-event rows, so no exact export";
+
+static volatile sig_atomic_t stop;
+
+/* Only sets the flag: the import checks it between batches of events. */
+static void on_signal(int sig)
+{
+	stop = sig;
+}
 
 static void show_progress(void *ctx, const struct sl_import_progress *p)
 {
@@ -72,6 +82,9 @@ static void print_json(const struct sl_import_opts *o, const struct sl_import_re
 	json_object_set_new(j, "cpus", json_integer(r->nr_cpus));
 	json_object_set_new(j, "units", json_integer(r->units));
 	json_object_set_new(j, "skipped", json_integer(r->skipped));
+	json_object_set_new(j, "skipped_lines", json_integer(r->skipped_lines));
+	if (r->skipped_lines)
+		json_object_set_new(j, "first_skipped_line", json_integer(r->first_skipped_line));
 	json_object_set_new(j, "events_total", json_integer(r->events_total));
 	json_object_set_new(j, "events", ev);
 	json_object_set_new(j, "wakeup_records", json_integer(r->session.engine.wakeups));
@@ -83,6 +96,10 @@ static void print_json(const struct sl_import_opts *o, const struct sl_import_re
 	json_object_set_new(j, "topology", json_boolean(r->topo_known));
 	json_object_set_new(j, "waker_from_wakeup", json_boolean(r->waker_from_wakeup));
 	json_object_set_new(j, "complete", json_boolean(r->complete));
+	json_object_set_new(j, "status",
+			    json_string(r->complete    ? "complete" :
+					r->interrupted ? "interrupted" :
+							 "error"));
 	if (!r->complete)
 		json_object_set_new(j, "error", json_string(r->error));
 	json_object_set_new(j, "cpu_s", json_real(r->cpu_s));
@@ -116,7 +133,9 @@ static void print_text(const struct sl_import_opts *o, const struct sl_import_re
 	       (unsigned long long)r->session.engine.lhp);
 	if (r->session.run_id >= 0)
 		printf("stored as run %lld in '%s'%s\n", (long long)r->session.run_id, o->db_path,
-		       r->complete ? "" : " (marked incomplete)");
+		       r->complete    ? "" :
+		       r->interrupted ? " (marked interrupted)" :
+					" (marked incomplete)");
 }
 
 int cmd_import(int argc, char **argv)
@@ -198,10 +217,26 @@ int cmd_import(int argc, char **argv)
 	bar = isatty(STDERR_FILENO);
 	if (bar)
 		o.progress = show_progress;
+	{
+		struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	o.stop = &stop;
 	r = sl_import_run(&o, &res);
 	if (bar)
 		fputs("\r\033[K", stderr);
-	if (r < 0) {
+	if (r < 0 && res.interrupted) {
+		cli_error("%s", res.error[0] ? res.error : sl_errmsg(r));
+		ret = 128 + res.interrupted;
+		if (res.session.run_id >= 0)
+			fprintf(stderr,
+				"schedlens: run %lld keeps the events read so far, marked "
+				"interrupted ('schedlens delete %lld' removes it)\n",
+				(long long)res.session.run_id, (long long)res.session.run_id);
+	} else if (r < 0) {
 		ret = cli_error("%s", sl_errmsg(r));
 		if (res.session.run_id >= 0)
 			fprintf(stderr,
@@ -209,6 +244,13 @@ int cmd_import(int argc, char **argv)
 				"incomplete\n",
 				(long long)res.session.run_id);
 	}
+	if (res.skipped_lines)
+		fprintf(stderr,
+			"schedlens: warning: skipped %llu line(s) that are not sched events (other "
+			"events or unreadable), the first at line %llu%s\n",
+			(unsigned long long)res.skipped_lines,
+			(unsigned long long)res.first_skipped_line,
+			res.session.run_id >= 0 ? " (count stored with the run)" : "");
 	if (res.events_total || res.session.run_id >= 0) {
 		if (json)
 			print_json(&o, &res);

@@ -2,6 +2,8 @@
 /*
  * `schedlens runs`: the stored runs, newest first, one line each (lib's sl_api_runs(), the
  * rows the daemon's /api/v1/runs serves), as a table, CSV or JSON through cli/print.h.
+ * STATUS tells complete runs from interrupted imports and imports stopped by bad input;
+ * SKIPPED is the lines a text import could not use (schema 6).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,8 @@ static const struct pr_col cols[] = {
 	{ "lost_events", "LOST", PR_INT },
 	{ "gaps", "GAPS", PR_BOOL },
 	{ "complete", "COMPLETE", PR_BOOL },
+	{ "status", "STATUS", PR_STR },
+	{ "skipped_lines", "SKIPPED", PR_INT },
 	{ "source", "SOURCE", PR_STR },
 };
 
@@ -50,6 +54,8 @@ static void print_run(struct pr *p, json_t *r)
 	pr_json(p, json_object_get(r, "lost_events"));
 	pr_bool(p, json_integer_value(json_object_get(r, "has_gaps")) != 0);
 	pr_bool(p, json_integer_value(json_object_get(r, "complete")) != 0);
+	pr_json(p, json_object_get(r, "status"));
+	pr_json(p, json_object_get(r, "skipped_lines"));
 	pr_json(p, json_object_get(r, "source"));
 }
 

@@ -70,6 +70,9 @@ static const struct pr_col run_cols[] = {
 	{ "lost_events", "lost events", PR_INT },
 	{ "gaps", "gaps", PR_BOOL },
 	{ "complete", "complete", PR_BOOL },
+	{ "status", "status" },
+	{ "skipped_lines", "skipped lines", PR_INT },
+	{ "import_error", "import error" },
 	{ "packages", "packages", PR_INT },
 	{ "llcs", "LLCs", PR_INT },
 	{ "cores", "cores", PR_INT },
@@ -95,6 +98,9 @@ static void print_run(struct pr *p, const struct run_data *d)
 	pr_json(p, json_object_get(r, "lost_events"));
 	pr_bool(p, ival(r, "has_gaps") != 0);
 	pr_bool(p, ival(r, "complete") != 0);
+	pr_json(p, json_object_get(r, "status"));
+	pr_int(p, ival(r, "skipped_lines"));
+	pr_json(p, json_object_get(r, "import_error"));
 	pr_int(p, ival(d->shape, "packages"));
 	pr_int(p, ival(d->shape, "llcs"));
 	pr_int(p, ival(d->shape, "cores"));

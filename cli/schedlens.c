@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "show", cmd_show,
 	  "one run: placement mix, preemptions, top groups, LHP victims and hubs" },
 	{ "findings", cmd_findings, "list stored comparisons, or show one's findings" },
+	{ "delete", cmd_delete, "delete runs and everything derived from them, then vacuum" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

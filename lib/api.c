@@ -43,7 +43,8 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 	"r.id, h.hostname, h.topo_hash, r.kernel_release, r.kernel_version, r.preempt_mode, " \
 	"r.workload AS label, r.source, r.boot_id, r.trace_clock, r.nr_cpus, "                \
 	"r.recorder_version, r.start_wall, r.end_wall, r.start_ns, r.end_ns, r.events, "      \
-	"r.lost_events, r.has_gaps, r.dropped_rows, r.complete "
+	"r.lost_events, r.has_gaps, r.dropped_rows, r.complete, r.import_error, "             \
+	"r.skipped_lines, " SL_RUN_STATUS_SQL " AS status "
 
 int sl_api_runs(struct sl_store *store, int limit, json_t **ret)
 {

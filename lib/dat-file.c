@@ -117,6 +117,22 @@ static int truncated(const struct cur *c, const char *what)
 			(unsigned long long)at(c));
 }
 
+/* Takes n bytes of the file's inflate budget, or fails saying it is spent. */
+static int charge(const struct sl_dat_file *f, uint64_t n, uint64_t off)
+{
+	uint64_t b = f->inflate_budget;
+
+	if (n > b || *f->inflated > b - n)
+		return sl_error(-E2BIG,
+				"trace.dat: data at file offset %llu would inflate the file's "
+				"compressed data beyond %llu %s in all (corrupt or hostile file)",
+				(unsigned long long)off,
+				(unsigned long long)(b % (1u << 20) ? b : b >> 20),
+				b % (1u << 20) ? "bytes" : "MiB");
+	*f->inflated += n;
+	return 0;
+}
+
 static void *own(struct sl_dat_file *f, void *p)
 {
 	void **o;
@@ -379,9 +395,13 @@ static int open_section(struct sl_dat_file *f, uint64_t off, uint16_t want, stru
 		uint8_t *out;
 		size_t r;
 
+		int err;
+
 		p = take(&c, zlen);
 		if (!p || ulen > MAX_INFLATED || ulen / MAX_RATIO > zlen)
 			return truncated(&c, "compressed section");
+		if ((err = charge(f, ulen, off)) < 0)
+			return err;
 		out = own(f, malloc(ulen ? ulen : 1));
 		if (!out)
 			return -ENOMEM;
@@ -511,6 +531,11 @@ static int parse_v7(struct sl_dat_file *f, struct cur *c)
 
 int sl_dat_file_parse(struct sl_dat_file *f, const void *map, uint64_t len)
 {
+	return sl_dat_file_parse_budget(f, map, len, 0);
+}
+
+int sl_dat_file_parse_budget(struct sl_dat_file *f, const void *map, uint64_t len, uint64_t budget)
+{
 	struct cur c = cur_at(map, len, 0, 0);
 	const char *version;
 	uint8_t big_endian, long_size;
@@ -519,6 +544,10 @@ int sl_dat_file_parse(struct sl_dat_file *f, const void *map, uint64_t len)
 	memset(f, 0, sizeof(*f));
 	f->map = map;
 	f->len = len;
+	f->inflate_budget = budget ? budget : SL_DAT_INFLATE_BUDGET;
+	f->inflated = own(f, calloc(1, sizeof(*f->inflated)));
+	if (!f->inflated)
+		return -ENOMEM;
 	if (!get_label(&c, MAGIC, MAGIC_LEN))
 		return sl_error(-SL_EFORMAT, "not a trace.dat (no trace-cmd magic)");
 	version = get_str(&c);
@@ -617,10 +646,16 @@ static int next_chunk(struct sl_dat_pages *it)
 	if (zlen > end - off - 8 || ulen > MAX_INFLATED || ulen / MAX_RATIO > zlen)
 		goto corrupt;
 	if (ulen > it->chunk_cap) {
-		uint8_t *p = realloc(it->chunk, ulen);
+		uint8_t *p;
+		int err = charge(it->f, ulen - it->chunk_cap, off);
 
-		if (!p)
+		if (err < 0)
+			return err;
+		p = realloc(it->chunk, ulen);
+		if (!p) {
+			*it->f->inflated -= ulen - it->chunk_cap;
 			return -ENOMEM;
+		}
 		it->chunk = p;
 		it->chunk_cap = ulen;
 	}
@@ -683,6 +718,9 @@ void sl_dat_pages_where(const struct sl_dat_pages *it, const void *rec, char *bu
 
 void sl_dat_pages_free(struct sl_dat_pages *it)
 {
+	if (it->chunk_cap && it->f && it->f->inflated)
+		*it->f->inflated -= it->chunk_cap;
+	it->chunk_cap = 0;
 	ZSTD_freeDCtx(it->zctx);
 	free(it->chunk);
 	it->zctx = NULL;

@@ -21,6 +21,16 @@
 /* sl_dat_file_parse(): the file is well formed but needs libtracecmd (see ->unsupported) */
 #define SL_DAT_UNSUPPORTED 1
 
+/*
+ * The inflated data one file may hold at once, in total: its decompressed sections (kept
+ * until sl_dat_file_free()) plus every page walk's chunk buffer. Each section or chunk is
+ * also capped at 256 MiB; without a total, a crafted file with many sections could demand
+ * many times that. A real file's sections are small (5556 bytes in all in the guest16 v7
+ * fixture) and a chunk holds a few ring-buffer pages, so 1 GiB refuses no real trace and
+ * bounds what a hostile one costs.
+ */
+#define SL_DAT_INFLATE_BUDGET (1ull << 30)
+
 /* Where one CPU's pages lie in the file. */
 struct sl_dat_cpu_data {
 	uint32_t cpu;
@@ -59,6 +69,10 @@ struct sl_dat_file {
 	/* memory owned: decompressed sections and copies of strings */
 	void **owned;
 	int nr_owned;
+	uint64_t inflate_budget; /* SL_DAT_INFLATE_BUDGET unless parsed with another */
+	/* bytes of inflated data held now (sections, the walks' chunk buffers): owned, and
+	 * updated by walks that only have a const f */
+	uint64_t *inflated;
 };
 
 /*
@@ -67,6 +81,11 @@ struct sl_dat_file {
  * with a message naming the offset at fault. Free f with sl_dat_file_free() in every case.
  */
 int sl_dat_file_parse(struct sl_dat_file *f, const void *map, uint64_t len);
+/*
+ * The same with another inflate budget (0: SL_DAT_INFLATE_BUDGET): beyond it, parsing or a
+ * page walk fails with -E2BIG and a message saying so. For tests.
+ */
+int sl_dat_file_parse_budget(struct sl_dat_file *f, const void *map, uint64_t len, uint64_t budget);
 void sl_dat_file_free(struct sl_dat_file *f);
 
 /* Walks one CPU's pages of one buffer, decompressing its zstd chunks as it goes. */

@@ -17,6 +17,7 @@ struct sl_text_parser {
 	int max_cpus;
 	uint64_t lineno;
 	uint64_t skipped;
+	uint64_t other, first_other; /* lines skipped that were not blank, comments or headers */
 	int32_t tgid;
 	enum sl_text_style style;
 	bool nsec;
@@ -75,6 +76,13 @@ uint64_t sl_text_parser_lines(const struct sl_text_parser *p)
 uint64_t sl_text_parser_skipped(const struct sl_text_parser *p)
 {
 	return p->skipped;
+}
+
+uint64_t sl_text_parser_other(const struct sl_text_parser *p, uint64_t *ret_first_line)
+{
+	if (ret_first_line)
+		*ret_first_line = p->first_other;
+	return p->other;
 }
 
 enum sl_text_style sl_text_parser_style(const struct sl_text_parser *p)
@@ -568,6 +576,9 @@ static int parse_context(struct line *l, struct sl_event *ev, const char **ret_b
 				if (t - q > 11 || fe - f > 9)
 					return bad(l, -SL_ERANGE, "timestamp out of range");
 				parse_num(q, t, &sec);
+				/* ts_ns is stored as a signed 64-bit integer: no wrap, no sign */
+				if (sec > SL_TEXT_SEC_MAX)
+					return bad(l, -SL_ERANGE, "timestamp out of range");
 				for (const char *c = f; c < fe; c++)
 					frac = frac * 10 + (*c - '0');
 				digits = fe - f;
@@ -1125,11 +1136,104 @@ static int lost_marker(struct line *l, struct sl_event *ev)
 	return 1;
 }
 
+/* The events this parser reads, as their names appear in a line: "<name>:". */
+static const char *const sched_names[] = {
+	"sched_switch:",       "sched_waking:",	      "sched_wakeup:",	     "sched_wakeup_new:",
+	"sched_migrate_task:", "sched_process_fork:", "sched_process_exit:",
+};
+
+/*
+ * Whether a line whose context columns did not parse names one of our events: such a line
+ * is a damaged event, not another kind of line, so skipping it would lose an event.
+ */
+static __attribute__((noinline, cold)) bool names_sched_event(const char *s, const char *e)
+{
+	for (const char *q = s; (q = memmem(q, e - q, "sched_", 6)); q += 6) {
+		if (q > s && q[-1] != ' ' && q[-1] != '\t')
+			continue;
+		for (size_t i = 0; i < sizeof(sched_names) / sizeof(sched_names[0]); i++) {
+			size_t n = strlen(sched_names[i]);
+
+			if ((size_t)(e - q) >= n && !memcmp(q, sched_names[i], n))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A line that is not one of our events: counted as skipped, and as "other" (reported to
+ * the user, stored with the run) unless it is a header trace-cmd report prints ("cpus=16",
+ * "version = 7", "CPU 3 is empty").
+ */
+static __attribute__((noinline)) int skip_other(struct sl_text_parser *p, const char *s,
+						const char *e)
+{
+	p->skipped++;
+	if (starts(s, e, "cpus=") || starts(s, e, "version =") ||
+	    (starts(s, e, "CPU ") && e - s >= 9 && !memcmp(e - 9, " is empty", 9)))
+		return 0;
+	if (!p->other++)
+		p->first_other = p->lineno;
+	return 0;
+}
+
+/*
+ * Everything the fast path left: the context columns, the event name and the body of
+ * either style. Out of line, so that the fast path's caller stays small. *ret_style is the
+ * line's style when it returns 1.
+ */
+static __attribute__((noinline)) int
+general_line(struct line *l, const char *s, struct sl_event *ev, enum sl_text_style *ret_style)
+{
+	const char *body = NULL, *name = NULL, *name_end = NULL;
+	enum sl_text_style style;
+	int ret;
+
+	ret = parse_context(l, ev, &body, &name, &name_end);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		if (names_sched_event(s, l->end))
+			return bad(
+				l, -SL_EPARSE,
+				"sched event without a readable 'comm-pid [cpu] seconds:' context");
+		return skip_other(l->p, s, l->end);
+	}
+	if (!starts(name, name_end, "sched_"))
+		return skip_other(l->p, s, l->end);
+	style = starts(body, l->end, "prev_comm=") || starts(body, l->end, "comm=") ?
+			SL_TEXT_KERNEL :
+			SL_TEXT_PLUGIN;
+	if (name_is(name, name_end, "sched_switch")) {
+		ret = style == SL_TEXT_KERNEL ? kernel_switch(l, body, l->end, ev) :
+						plugin_switch(l, body, l->end, ev);
+	} else if (name_is(name, name_end, "sched_waking") ||
+		   name_is(name, name_end, "sched_wakeup") ||
+		   name_is(name, name_end, "sched_wakeup_new")) {
+		ev->type = name_is(name, name_end, "sched_waking") ? SL_EV_WAKING :
+			   name_is(name, name_end, "sched_wakeup") ? SL_EV_WAKEUP :
+								     SL_EV_WAKEUP_NEW;
+		ret = style == SL_TEXT_KERNEL ? kernel_wake(l, body, l->end, ev) :
+						plugin_wake(l, body, l->end, ev);
+	} else if (name_is(name, name_end, "sched_migrate_task")) {
+		ret = kernel_migrate(l, body, l->end, ev);
+	} else if (name_is(name, name_end, "sched_process_fork")) {
+		ret = kernel_fork(l, body, l->end, ev);
+	} else if (name_is(name, name_end, "sched_process_exit")) {
+		ret = kernel_exit(l, body, l->end, ev);
+	} else {
+		return skip_other(l->p, s, l->end);
+	}
+	*ret_style = style;
+	return ret;
+}
+
 int sl_text_parse_line_nul_checked(struct sl_text_parser *p, const char *text, size_t len,
 				   struct sl_event *ev)
 {
 	struct line l = { .p = p, .start = text, .end = text + len };
-	const char *body = NULL, *name = NULL, *name_end = NULL, *s;
+	const char *s;
 	enum sl_text_style style;
 	int ret;
 
@@ -1170,39 +1274,7 @@ int sl_text_parse_line_nul_checked(struct sl_text_parser *p, const char *text, s
 		}
 		memset(ev, 0, sizeof(*ev));
 	}
-	ret = parse_context(&l, ev, &body, &name, &name_end);
-	if (ret <= 0) {
-		if (ret == 0)
-			p->skipped++;
-		return ret;
-	}
-	if (!starts(name, name_end, "sched_")) {
-		p->skipped++;
-		return 0;
-	}
-	style = starts(body, l.end, "prev_comm=") || starts(body, l.end, "comm=") ? SL_TEXT_KERNEL :
-										    SL_TEXT_PLUGIN;
-	if (name_is(name, name_end, "sched_switch")) {
-		ret = style == SL_TEXT_KERNEL ? kernel_switch(&l, body, l.end, ev) :
-						plugin_switch(&l, body, l.end, ev);
-	} else if (name_is(name, name_end, "sched_waking") ||
-		   name_is(name, name_end, "sched_wakeup") ||
-		   name_is(name, name_end, "sched_wakeup_new")) {
-		ev->type = name_is(name, name_end, "sched_waking") ? SL_EV_WAKING :
-			   name_is(name, name_end, "sched_wakeup") ? SL_EV_WAKEUP :
-								     SL_EV_WAKEUP_NEW;
-		ret = style == SL_TEXT_KERNEL ? kernel_wake(&l, body, l.end, ev) :
-						plugin_wake(&l, body, l.end, ev);
-	} else if (name_is(name, name_end, "sched_migrate_task")) {
-		ret = kernel_migrate(&l, body, l.end, ev);
-	} else if (name_is(name, name_end, "sched_process_fork")) {
-		ret = kernel_fork(&l, body, l.end, ev);
-	} else if (name_is(name, name_end, "sched_process_exit")) {
-		ret = kernel_exit(&l, body, l.end, ev);
-	} else {
-		p->skipped++;
-		return 0;
-	}
+	ret = general_line(&l, s, ev, &style);
 	if (ret <= 0)
 		return ret;
 parsed:

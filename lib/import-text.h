@@ -6,9 +6,10 @@
  * swapper/5:0 [120]", "postgres:104 [120] CPU:003") into a struct sl_event. It accepts
  * comms with spaces and dashes, the "(tgid)" column of the record-tgid option, the
  * irq/preempt flags column present or absent, and microsecond or nanosecond timestamps.
- * Lines that are not sched events (headers, comments, other events) are skipped; a line
- * that claims to be a sched event but does not parse, or carries absurd values, is an
- * error naming the line number and the field. Timestamps must not go backwards on a CPU.
+ * Lines that are not sched events (headers, comments, other events, garbage) are skipped
+ * and counted; a line that names one of the sched events read here (sched_switch,
+ * sched_waking, ...) but does not parse, or carries absurd values or an out-of-range
+ * timestamp, is an error naming the line number and the field. Timestamps must not go backwards on a CPU.
  */
 #ifndef SL_IMPORT_TEXT_H
 #define SL_IMPORT_TEXT_H
@@ -23,6 +24,8 @@
 #define SL_TEXT_PID_MAX 4194304 /* PID_MAX_LIMIT */
 #define SL_TEXT_PRIO_MIN (-1)
 #define SL_TEXT_PRIO_MAX 200
+/* Timestamps are stored as signed 64-bit nanoseconds: seconds above this are errors. */
+#define SL_TEXT_SEC_MAX 9223372035ll
 
 enum sl_text_style {
 	SL_TEXT_UNKNOWN,
@@ -58,8 +61,14 @@ int sl_text_parse_line_nul_checked(struct sl_text_parser *p, const char *line, s
 int32_t sl_text_parser_tgid(const struct sl_text_parser *p);
 /* Lines consumed so far (the number of the last line). */
 uint64_t sl_text_parser_lines(const struct sl_text_parser *p);
-/* Lines skipped: not sched events. */
+/* Lines skipped: not sched events (blank lines and comments included). */
 uint64_t sl_text_parser_skipped(const struct sl_text_parser *p);
+/*
+ * Of those, the lines that were neither blank, comments ('#') nor trace-cmd report's
+ * headers: other events and lines that do not parse. The number of the first in
+ * *ret_first_line (0 if none; may be NULL).
+ */
+uint64_t sl_text_parser_other(const struct sl_text_parser *p, uint64_t *ret_first_line);
 /* The style of the sched lines seen so far (the first event line decides). */
 enum sl_text_style sl_text_parser_style(const struct sl_text_parser *p);
 /* Whether any timestamp had nanosecond precision (9 fractional digits). */

@@ -168,6 +168,15 @@ static void count(struct imp *m, const struct sl_event *ev, size_t n)
 	}
 }
 
+/* The caller asked to stop (a signal): -EINTR, the import's end is as for bad input. */
+static int stopped(struct imp *m)
+{
+	if (!m->o->stop || !*m->o->stop)
+		return 0;
+	m->res->interrupted = *m->o->stop;
+	return sl_error(-EINTR, "interrupted by signal %d", m->res->interrupted);
+}
+
 static void feed(struct imp *m, const struct sl_event *ev, size_t n)
 {
 	count(m, ev, n);
@@ -184,7 +193,7 @@ static int dat_batch(void *ctx, const struct sl_event *ev, size_t n)
 	feed(m, ev, n);
 	m->done = sl_dat_offset(m->dat);
 	progress(m, false);
-	return 0;
+	return stopped(m);
 }
 
 /*
@@ -217,6 +226,10 @@ static int text_push(struct imp *m, uint64_t lineno)
 		h[i] = ev;
 	}
 	if (++m->n_hold == BATCH) {
+		int err = stopped(m);
+
+		if (err < 0)
+			return err;
 		feed(m, h, BATCH - HOLD);
 		m->h0 += BATCH - HOLD;
 		m->n_hold = HOLD;
@@ -330,6 +343,7 @@ static int read_text(struct imp *m, const char *path)
 	m->done = s < e ? (uint64_t)(s - data) : (uint64_t)st.st_size;
 	m->res->units = sl_text_parser_lines(p);
 	m->res->skipped = sl_text_parser_skipped(p);
+	m->res->skipped_lines = sl_text_parser_other(p, &m->res->first_skipped_line);
 	m->res->nsec = sl_text_parser_nsec(p);
 out:
 	sl_text_parser_free(p);
@@ -378,7 +392,7 @@ static int mark_run(struct imp *m, int64_t run_id, bool complete, const char *er
 	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	if (sqlite3_prepare_v2(db,
 			       "UPDATE runs SET complete = ?, waker_from_wakeup = ?, import_path = "
-			       "?, import_error = ? WHERE id = ?",
+			       "?, import_error = ?, skipped_lines = ? WHERE id = ?",
 			       -1, &q, NULL) != SQLITE_OK)
 		goto db_fail;
 	sqlite3_bind_int(q, 1, complete);
@@ -386,7 +400,8 @@ static int mark_run(struct imp *m, int64_t run_id, bool complete, const char *er
 	sqlite3_bind_text(q, 3, m->o->path, -1, SQLITE_TRANSIENT);
 	if (error)
 		sqlite3_bind_text(q, 4, error, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(q, 5, run_id);
+	sqlite3_bind_int64(q, 5, (int64_t)m->res->skipped_lines);
+	sqlite3_bind_int64(q, 6, run_id);
 	if (sqlite3_step(q) != SQLITE_DONE)
 		goto db_fail;
 	sqlite3_finalize(q);
@@ -492,13 +507,18 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 		goto out;
 	if (o->handler && (err = sl_session_add_handler(m.session, o->handler)) < 0)
 		goto out_close;
-	if (o->db_path && (err = mark_run(&m, sl_session_run_id(m.session), false, NULL)) < 0)
+	/* until the end says otherwise: a killed import leaves a run marked interrupted */
+	if (o->db_path &&
+	    (err = mark_run(&m, sl_session_run_id(m.session), false, "interrupted")) < 0)
 		goto out_close;
 
 	if (res->format == SL_IMPORT_DAT) {
 		m.total = sl_dat_size(dat);
 		m.dat = dat;
 		err = sl_dat_read(dat, o->topo ? o->topo->nr_cpus : 0, dat_batch, &m, &res->units);
+		/* a terminal's ^C also reaches the reader child: its death is the interruption */
+		if (err < 0 && err != -EINTR && stopped(&m) < 0)
+			err = -EINTR;
 		res->skipped = res->units - res->events_total;
 		m.done = err < 0 ? sl_dat_offset(dat) : m.total;
 		if (!err && !res->events_total)
@@ -506,7 +526,13 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 	} else {
 		err = read_text(&m, o->path);
 	}
-	if (err < 0)
+	if (err == -EINTR)
+		snprintf(res->error, sizeof(res->error),
+			 "interrupted by signal %d after %llu events (%s %llu)", res->interrupted,
+			 (unsigned long long)res->events_total,
+			 res->format == SL_IMPORT_DAT ? "file offset" : "byte",
+			 (unsigned long long)m.done);
+	else if (err < 0)
 		copy(res->error, sizeof(res->error), sl_errmsg(err));
 	progress(&m, true);
 

@@ -6,12 +6,15 @@
  * topology is the caller's to give (saved with `schedlens topology --save` there); with
  * none, placement classes are stored as unknown, never guessed. A trace without
  * sched_waking is analysed with wakers taken from sched_wakeup's context and the run is
- * flagged. The run is marked incomplete while the import runs and stays so, with the
- * error and its line or file offset, when bad input stops it.
+ * flagged. The run is marked incomplete and interrupted (import_error 'interrupted') from
+ * the start, so a killed import leaves a run that says so; at the end it is marked
+ * complete, or keeps the error and its line or file offset when bad input stopped it, or
+ * 'interrupted ...' when the caller's stop flag did.
  */
 #ifndef SL_IMPORT_H
 #define SL_IMPORT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -48,6 +51,12 @@ struct sl_import_opts {
 	bool windows_only; /* store windows (and tasks) only: no per-event rows, no facts */
 	void (*progress)(void *ctx, const struct sl_import_progress *p); /* ~5 times a second */
 	void *progress_ctx;
+	/*
+	 * May be NULL. When it becomes nonzero (a signal handler stores the signal number),
+	 * the import stops within a batch of events: what was read is analysed and stored,
+	 * the run is marked interrupted and -EINTR is returned.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 struct sl_import_result {
@@ -56,6 +65,10 @@ struct sl_import_result {
 	uint64_t events_total;
 	uint64_t units; /* records (trace.dat) or lines (text) read */
 	uint64_t skipped; /* records or lines that were not sched events */
+	/* text: of those, lines other than blank ones, comments and trace-cmd headers (other
+	 * events, garbage), stored as runs.skipped_lines; and the number of the first */
+	uint64_t skipped_lines, first_skipped_line;
+	int interrupted; /* the *opts->stop value that stopped the import, or 0 */
 	int nr_cpus; /* the file's (trace.dat) or highest CPU seen + 1 (text) */
 	unsigned long file_version; /* trace.dat only */
 	int nr_instances; /* trace.dat buffer instances */
@@ -79,8 +92,9 @@ int sl_import_detect(const char *path, enum sl_import_format *ret_format);
 /*
  * Imports the file. Returns 0 when the whole file was analysed (and stored), or a negative
  * code with a message; *ret is filled in either case (free with sl_import_result_free).
- * When bad input stops the import after the run was created, the events before the error
- * are stored, the run is marked incomplete with the error, and the error is returned.
+ * When bad input (or opts->stop) stops the import after the run was created, the events
+ * before the error are stored, the run is marked incomplete with the error, and the error
+ * (-EINTR for a stop) is returned.
  */
 int sl_import_run(const struct sl_import_opts *opts, struct sl_import_result *ret);
 

@@ -9,11 +9,15 @@
  * not to the table. The alternative, a WITHOUT ROWID table keyed by (chunk, ...), inserts
  * about 20% slower (measured likewise). Chunks are aged by the wall time they were closed at, since
  * trace clocks restart with every boot.
+ *
+ * sl_store_delete_runs() is the other way rows go: a whole run (an interrupted import's
+ * leftovers, a run recorded by mistake) with everything derived from it, then VACUUM.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "store-local.h"
@@ -257,4 +261,158 @@ int sl_store_retention(struct sl_store *store, const struct sl_retention *policy
 	if (store->flags & SL_STORE_RDONLY)
 		return sl_error(-EROFS, "retention on '%s': opened read-only", store->path);
 	return sl_store_retention_db(store->db, store->path, policy, now_wall_ns, stats);
+}
+
+/* --- deleting runs ------------------------------------------------------------------------ */
+
+/* The tables whose rows belong to a run by their run_id column. */
+static const char *const run_tables[] = {
+	"sched_slices", "wakeups", "preemptions", "sched_facts",   "windows",
+	"cpu_counts",	"tasks",   "wakings",	  "run_cpu_first",
+};
+
+static int64_t file_bytes(const char *path)
+{
+	char wal[4096];
+	struct stat sb;
+	int64_t n = 0;
+
+	if (stat(path, &sb) == 0)
+		n += sb.st_size;
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (stat(wal, &sb) == 0)
+		n += sb.st_size;
+	return n;
+}
+
+/* Runs sql and adds the rows it changed to *rows. */
+static int exec_count(sqlite3 *db, const char *path, const char *sql, uint64_t *rows)
+{
+	int err = sl_store_exec(db, path, sql, "deleting runs from");
+
+	if (!err && rows)
+		*rows += (uint64_t)sqlite3_changes(db);
+	return err;
+}
+
+static int delete_rows(sqlite3 *db, const char *path, const int64_t *ids, size_t nr,
+		       struct sl_delete_stats *stats)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[512];
+	int rc, err;
+
+	err = sl_store_exec(db, path,
+			    "DROP TABLE IF EXISTS temp.doomed_runs; "
+			    "CREATE TEMP TABLE doomed_runs (id INTEGER PRIMARY KEY)",
+			    "deleting runs from");
+	if (err)
+		return err;
+	rc = sqlite3_prepare_v2(db,
+				"INSERT OR IGNORE INTO temp.doomed_runs SELECT id FROM runs "
+				"WHERE id = ?1",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sl_store_dberr(path, db, rc, "deleting runs from");
+	for (size_t i = 0; i < nr; i++) {
+		sqlite3_bind_int64(st, 1, ids[i]);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return sl_store_dberr(path, db, rc, "deleting runs from");
+		}
+		if (!sqlite3_changes(db)) {
+			bool dup = false;
+
+			for (size_t j = 0; j < i; j++)
+				dup |= ids[j] == ids[i];
+			if (!dup) {
+				sqlite3_finalize(st);
+				return sl_error(-ENOENT, "'%s' has no run %lld: nothing deleted",
+						path, (long long)ids[i]);
+			}
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+
+	/* comparisons that used a doomed run: their findings cannot be reproduced */
+	err = exec_count(db, path,
+			 "CREATE TEMP TABLE doomed_cmp AS SELECT DISTINCT comparison_id AS id "
+			 "FROM comparison_runs WHERE run_id IN (SELECT id FROM temp.doomed_runs)",
+			 NULL);
+	if (!err)
+		err = exec_count(db, path,
+				 "DELETE FROM findings WHERE comparison_id IN "
+				 "(SELECT id FROM temp.doomed_cmp)",
+				 &stats->rows);
+	if (!err)
+		err = exec_count(db, path,
+				 "DELETE FROM comparison_runs WHERE comparison_id IN "
+				 "(SELECT id FROM temp.doomed_cmp)",
+				 &stats->rows);
+	if (!err)
+		err = exec_count(
+			db, path,
+			"DELETE FROM comparisons WHERE id IN (SELECT id FROM temp.doomed_cmp)",
+			&stats->comparisons);
+	for (size_t i = 0; !err && i < sizeof(run_tables) / sizeof(run_tables[0]); i++) {
+		snprintf(sql, sizeof(sql),
+			 "DELETE FROM %s WHERE run_id IN (SELECT id FROM temp.doomed_runs)",
+			 run_tables[i]);
+		err = exec_count(db, path, sql, &stats->rows);
+	}
+	/* the chunks left with no row (a chunk holds one writer's rows: one run's) */
+	for (int t = 0; !err && t < SL_ROW_TYPES; t++) {
+		if (!sl_store_chunk_table[t])
+			continue;
+		snprintf(sql, sizeof(sql),
+			 "DELETE FROM chunks WHERE tbl = '%s' AND NOT EXISTS (SELECT 1 FROM %s "
+			 "WHERE rowid BETWEEN chunks.first_rowid AND chunks.last_rowid)",
+			 sl_store_chunk_table[t], sl_store_chunk_table[t]);
+		err = exec_count(db, path, sql, NULL);
+	}
+	if (!err)
+		err = exec_count(db, path,
+				 "DELETE FROM runs WHERE id IN (SELECT id FROM temp.doomed_runs)",
+				 &stats->runs);
+	sqlite3_exec(db,
+		     "DROP TABLE IF EXISTS temp.doomed_cmp; DROP TABLE IF EXISTS temp.doomed_runs",
+		     NULL, NULL, NULL);
+	return err;
+}
+
+int sl_store_delete_runs(struct sl_store *store, const int64_t *ids, size_t nr,
+			 struct sl_delete_stats *ret_stats)
+{
+	struct sl_delete_stats stats = { 0 };
+	sqlite3 *db = store->db;
+	const char *path = store->path;
+	int err;
+
+	if (store->flags & SL_STORE_RDONLY)
+		return sl_error(-EROFS, "deleting runs from '%s': opened read-only", path);
+	stats.bytes_before = file_bytes(path);
+	err = sl_store_exec(db, path, "BEGIN IMMEDIATE", "deleting runs from");
+	if (err)
+		return err;
+	err = delete_rows(db, path, ids, nr, &stats);
+	if (!err)
+		err = sl_store_exec(db, path, "COMMIT", "deleting runs from");
+	if (err) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return err;
+	}
+	/*
+	 * The store does not use auto_vacuum (it would cost every commit): VACUUM rewrites the
+	 * file without the freed pages, into the WAL, and the checkpoint moves it back and
+	 * truncates the WAL. A reader holding an old snapshot only delays the truncation.
+	 */
+	err = sl_store_exec(db, path, "VACUUM", "giving the space back (VACUUM) in");
+	if (!err)
+		sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	stats.bytes_after = file_bytes(path);
+	if (ret_stats)
+		*ret_stats = stats;
+	return err;
 }

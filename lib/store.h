@@ -156,6 +156,32 @@ struct sl_retention_stats {
 int sl_store_retention(struct sl_store *store, const struct sl_retention *policy,
 		       uint64_t now_wall_ns, struct sl_retention_stats *stats);
 
+/*
+ * A run's status as SQL over runs r: 'complete', 'interrupted' (an import killed or stopped
+ * by a signal: import_error NULL or 'interrupted...') or 'error' (bad input stopped it).
+ */
+#define SL_RUN_STATUS_SQL                                                       \
+	"(CASE WHEN r.complete THEN 'complete' WHEN r.import_error IS NULL OR " \
+	"r.import_error LIKE 'interrupted%' THEN 'interrupted' ELSE 'error' END)"
+
+struct sl_delete_stats {
+	uint64_t runs; /* runs deleted */
+	uint64_t rows; /* rows deleted with them, every table */
+	uint64_t comparisons; /* comparisons that used one of them, deleted with their findings */
+	int64_t bytes_before, bytes_after; /* the file's size (main file + WAL) */
+};
+
+/*
+ * Deletes the runs ids[0..nr) and every row derived from them (tasks, slices, wakeups,
+ * preemptions, facts, windows, CPU counts, first switches, wakings, the chunks that held
+ * only their rows, and the comparisons that used any of them with their findings) in one
+ * transaction, then gives the space back with VACUUM and a WAL checkpoint. A missing id
+ * is an error (-ENOENT) and nothing is deleted. -EBUSY when a writer holds the file
+ * longer than the busy timeout. The store must be open read-write with no writer.
+ */
+int sl_store_delete_runs(struct sl_store *store, const int64_t *ids, size_t nr,
+			 struct sl_delete_stats *ret_stats);
+
 /* Row types of the writer, also indices of the per-type counters. */
 enum sl_row_type {
 	SL_ROW_SLICE,

@@ -20,6 +20,7 @@ static bool same_state(const struct sl_text_parser *a, const struct sl_text_pars
 	return sl_text_parser_tgid(a) == sl_text_parser_tgid(b) &&
 	       sl_text_parser_lines(a) == sl_text_parser_lines(b) &&
 	       sl_text_parser_skipped(a) == sl_text_parser_skipped(b) &&
+	       sl_text_parser_other(a, NULL) == sl_text_parser_other(b, NULL) &&
 	       sl_text_parser_style(a) == sl_text_parser_style(b) &&
 	       sl_text_parser_nsec(a) == sl_text_parser_nsec(b);
 }

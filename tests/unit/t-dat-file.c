@@ -178,6 +178,65 @@ static void check_not_dat(void)
 	sl_dat_file_free(&f);
 }
 
+/*
+ * The inflate budget is one total per file: sections that each fit but together do not
+ * are refused, and so are page walks (one per CPU, alive at once as an import keeps them)
+ * whose chunk buffers together exceed what the sections left. Before the budget, each
+ * section or chunk was only capped at 256 MiB on its own.
+ */
+static void check_budget(const char *name)
+{
+	struct blob b = load(name);
+	struct sl_dat_pages it[64];
+	struct sl_dat_file f;
+	uint64_t sections, walks = 0;
+	const struct sl_dat_buffer *buf;
+	uint32_t n;
+	int r, err = 0;
+
+	r = sl_dat_file_parse(&f, b.data, b.len);
+	is_int(r, 0, "%s: parses within the default budget", name);
+	sections = *f.inflated;
+	ok(sections > 4096, "%s: its sections inflate to %llu bytes", name,
+	   (unsigned long long)sections);
+	sl_dat_file_free(&f);
+
+	/* one byte short for the sections: refused while parsing, with the budget named */
+	r = sl_dat_file_parse_budget(&f, b.data, b.len, sections - 1);
+	is_int(r, -E2BIG, "%s: sections beyond a budget of %llu bytes: -E2BIG", name,
+	       (unsigned long long)sections - 1);
+	ok(strstr(sl_errmsg(r), "beyond") && strstr(sl_errmsg(r), "in all"),
+	   "%s: the message says so (%s)", name, sl_errmsg(r));
+	sl_dat_file_free(&f);
+
+	/* enough for the sections, not for every CPU's chunk buffer at once */
+	r = sl_dat_file_parse_budget(&f, b.data, b.len, sections + 64 * 1024);
+	is_int(r, 0, "%s: sections within budget", name);
+	buf = &f.buffers[f.nr_buffers - 1];
+	n = buf->nr_cpus < 64 ? buf->nr_cpus : 64;
+	ok(buf->compressed && n > 2, "%s: a compressed buffer of %u CPUs", name, n);
+	for (uint32_t c = 0; c < n; c++) {
+		const uint8_t *page;
+		uint32_t len;
+
+		r = sl_dat_pages_init(&it[c], &f, buf, c);
+		if (r >= 0)
+			r = sl_dat_pages_next(&it[c], &page, &len);
+		if (r < 0 && !err)
+			err = r;
+		walks += it[c].chunk_cap;
+	}
+	is_int(err, -E2BIG, "%s: %u walks' chunks beyond the rest of the budget: -E2BIG", name, n);
+	for (uint32_t c = 0; c < n; c++)
+		sl_dat_pages_free(&it[c]);
+	is_int((int64_t)*f.inflated, (int64_t)sections, "%s: freed walks give their bytes back",
+	       name);
+	diag("%s: sections %llu bytes, walks held %llu bytes when refused", name,
+	     (unsigned long long)sections, (unsigned long long)walks);
+	sl_dat_file_free(&f);
+	free(b.data);
+}
+
 int main(void)
 {
 	/* record counts: `trace-cmd report -N FILE | grep -c ': sched_'` on each fixture */
@@ -185,6 +244,7 @@ int main(void)
 	check_file("guest16-import-v7z.dat", 7, 0, 7, 9322);
 	check_file("guest16-import-inst.dat", 7, 1, 7, 8392);
 	check_not_dat();
+	check_budget("guest16-import-v7z.dat");
 	check_cuts("guest16-import-v7z.dat", 12000);
 	check_cuts("guest16-import-v6.dat", 29000);
 	check_flips("guest16-import-v7z.dat", 7600);

@@ -146,6 +146,13 @@ static void kernel_style(void)
 	l = "  bash-7 [000] d..2. 101.000009: sched_stat_runtime: comm=bash pid=7 runtime=1";
 	is_int(sl_text_parse_line(p, l, strlen(l), &ev), 0, "other sched_ event skipped");
 	is_int((int64_t)sl_text_parser_skipped(p), 4, "4 lines skipped");
+	{
+		uint64_t first = 0;
+
+		is_int((int64_t)sl_text_parser_other(p, &first), 2,
+		       "... 2 of them other events (comments and blank lines are not)");
+		is_int((int64_t)first, 14, "... the first at line 14");
+	}
 	is_int((int64_t)sl_text_parser_lines(p), 15, "15 lines counted");
 	l = "  bash-7 [000] d..2. 101.000010: sched_switch: prev_comm=bash prev_pid=7 prev_prio=120 "
 	    "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\r\n";
@@ -366,6 +373,7 @@ static const struct corpus_case corpus[] = {
 	{ "bad-absurd-pid.txt", 0, -SL_ERANGE, "line 1: next_pid 99999999 out of range" },
 	{ "bad-absurd-prio.txt", 0, -SL_ERANGE, "line 1: next_prio 7000 out of range" },
 	{ "bad-corrupt-switch.txt", 0, -SL_EPARSE, "line 1: sched_switch without" },
+	{ "bad-cpu-negative.txt", 1, -SL_EPARSE, "line 2: sched event without a readable" },
 	{ "bad-cpu-beyond-topology.txt", 0, -SL_ERANGE, "line 1: CPU column beyond" },
 	{ "bad-empty-state.txt", 0, -SL_EPARSE, "line 1: bad prev_state" },
 	{ "bad-long-comm.txt", 0, -SL_ERANGE, "line 1: comm longer than 15" },
@@ -375,6 +383,7 @@ static const struct corpus_case corpus[] = {
 	{ "bad-target-cpu.txt", 0, -SL_ERANGE, "line 1: target_cpu 777 out of range" },
 	{ "bad-time-backwards.txt", 1, -SL_ERANGE, "line 2: timestamp 99.000000000 goes back" },
 	{ "bad-timestamp-range.txt", 0, -SL_ERANGE, "line 1: timestamp out of range" },
+	{ "bad-timestamp-wrap.txt", 1, -SL_ERANGE, "line 3: timestamp out of range" },
 	{ "bad-truncated-line.txt", 0, -SL_EPARSE, "line 1: sched_switch without" },
 	{ "bad-wrong-format.txt", 0, 0, NULL }, /* no event at all: the import refuses it */
 	{ "ok-kernel.txt", 1, 0, NULL },

@@ -4,7 +4,10 @@
  * by hand (closed_wall set to chosen times) so that the policy must delete exactly the
  * expired chunks, honour the per-table row cap and the size cap, keep windows longer,
  * and never touch the chunk still open; and the writer applying retention on its own.
+ * sl_store_delete_runs(): a run, its rows, its chunks and the comparisons that used it go
+ * in one transaction, another run stays, an unknown id deletes nothing.
  */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,9 +187,69 @@ static void test_writer_applies(void)
 	sl_store_close(st);
 }
 
+static void test_delete_runs(void)
+{
+	int64_t run, other, ids[2];
+	struct sl_store *st = fill("delete.db", 4, 30, &run);
+	sqlite3 *db = sl_store_db(st);
+	struct sl_run_meta m = { .kernel_release = "6.1" };
+	struct sl_delete_stats ds = { 0 };
+	char sql[512];
+	int r;
+
+	if (sl_store_run_begin(st, &m, &other)) {
+		ok(0, "second run: %s", sl_errmsg(-1));
+		return;
+	}
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO tasks (run_id, pid, comm, grp) VALUES (%lld, 1, 'a', 'a'), "
+		 "(%lld, 1, 'b', 'b');"
+		 "INSERT INTO comparisons (id, created_wall, baseline, candidate) VALUES "
+		 "(1, 0, 'runs=%lld', 'runs=%lld'), (2, 0, 'runs=%lld', 'runs=%lld');"
+		 "INSERT INTO comparison_runs VALUES (1, %lld, 'baseline'), (1, %lld, 'candidate'),"
+		 "(2, %lld, 'baseline');"
+		 "INSERT INTO findings (comparison_id, metric, grp, polarity, verdict) VALUES "
+		 "(1, 'm', '*', 'neutral', 'no_change'), (2, 'm', '*', 'neutral', 'no_change')",
+		 (long long)run, (long long)other, (long long)run, (long long)other,
+		 (long long)other, (long long)other, (long long)run, (long long)other,
+		 (long long)other);
+	is_int(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "delete: rows of two runs");
+
+	ids[0] = run;
+	ids[1] = 999;
+	r = sl_store_delete_runs(st, ids, 2, &ds);
+	is_int(r, -ENOENT, "an unknown id: -ENOENT (%s)", sl_errmsg(r));
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM wakeups"), 430, "... nothing deleted");
+
+	r = sl_store_delete_runs(st, ids, 1, &ds);
+	is_int(r, 0, "delete the first run");
+	is_int((int64_t)ds.runs, 1, "... 1 run");
+	is_int((int64_t)ds.comparisons, 1, "... 1 comparison used it");
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT (SELECT count(*) FROM runs WHERE id = %lld) + "
+		"(SELECT count(*) FROM wakeups) + (SELECT count(*) FROM windows) + "
+		"(SELECT count(*) FROM tasks WHERE run_id = %lld) + "
+		"(SELECT count(*) FROM chunks) + (SELECT count(*) FROM comparisons WHERE id = 1) + "
+		"(SELECT count(*) FROM comparison_runs WHERE comparison_id = 1) + "
+		"(SELECT count(*) FROM findings WHERE comparison_id = 1)",
+		(long long)run, (long long)run);
+	is_int(fixture_q_int_db(db, sql), 0, "... its rows, chunks and comparison are gone");
+	snprintf(sql, sizeof(sql),
+		 "SELECT (SELECT count(*) FROM runs WHERE id = %lld) + "
+		 "(SELECT count(*) FROM tasks WHERE run_id = %lld) + "
+		 "(SELECT count(*) FROM comparisons WHERE id = 2) + "
+		 "(SELECT count(*) FROM findings WHERE comparison_id = 2)",
+		 (long long)other, (long long)other);
+	is_int(fixture_q_int_db(db, sql), 4, "... the other run and its comparison stay");
+	is_int(fixture_q_int_db(db, "PRAGMA freelist_count"), 0, "... vacuumed: no free page");
+	sl_store_close(st);
+}
+
 int main(void)
 {
 	test_expiry();
+	test_delete_runs();
 	test_row_cap();
 	test_size_cap();
 	test_writer_applies();

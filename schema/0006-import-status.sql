@@ -1,0 +1,12 @@
+-- SPDX-License-Identifier: GPL-2.0-only
+-- schedlens schema 6: what an import could not read, and interrupted imports
+-- (schema/README.md).
+--
+-- skipped_lines: text imports: lines that were neither sched events, blank lines, comments
+--   nor trace-cmd report headers (other events, garbage), counted and kept here; 0 for
+--   trace.dat and live runs.
+-- An import sets import_error = 'interrupted' with complete = 0 when it starts and
+-- overwrites both at its end, so a killed import leaves a run that says so. A run's status
+-- is 'complete' (complete = 1), 'interrupted' (import_error NULL or starting
+-- 'interrupted': killed, or stopped by SIGINT/SIGTERM) or 'error' (bad input stopped it).
+ALTER TABLE runs ADD COLUMN skipped_lines INTEGER NOT NULL DEFAULT 0;
