@@ -10,7 +10,8 @@
  *  - spin: a test-and-set spinlock with back-off like PostgreSQL's s_lock: spin
  *    SPINS times with a pause, then nanosleep, from 1 ms growing by 1-2x up to 100 ms.
  * A marker write costs 1-2 us; "released L" is written while the lock is still held, so
- * the marked hold is within the real one.
+ * the marked hold is within the real one, except for cond, whose release takes the
+ * guarding mutex and signals a waiter: there it is written once the release is done.
  *
  * Usage: sl-lockload MODE THREADS SECONDS HOLD_US GAP_US MARKER_FILE
  */
@@ -140,8 +141,13 @@ static void *thread(void *arg)
 		acquire(&seed);
 		mark("holds L");
 		work(hold_us);
-		mark("released L");
+		/* cond's release is itself a critical section (the guarding mutex, the signal):
+		 * its waiters wait until that ends */
+		if (mode != M_COND)
+			mark("released L");
 		release();
+		if (mode == M_COND)
+			mark("released L");
 		work(gap_us);
 	}
 	return NULL;
