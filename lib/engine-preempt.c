@@ -76,6 +76,28 @@ static int32_t alloc_record(struct sl_engine *e)
 	return idx;
 }
 
+static void off_rec_remove(struct sl_engine *e, int32_t idx)
+{
+	for (int i = 0; i < e->nr_off_rec; i++)
+		if (e->off_rec[i] == idx) {
+			e->off_rec[i] = e->off_rec[--e->nr_off_rec];
+			return;
+		}
+}
+
+/* Drops from the spinner list the records whose horizon has passed at now. */
+static void off_rec_prune(struct sl_engine *e, uint64_t now)
+{
+	for (int i = 0; i < e->nr_off_rec;) {
+		const struct open_preempt *o = &e->preempts[e->off_rec[i]];
+
+		if (o->resumed && now > o->t1 + e->cfg.lhp_horizon_ns)
+			e->off_rec[i] = e->off_rec[--e->nr_off_rec];
+		else
+			i++;
+	}
+}
+
 static void release_record(struct sl_engine *e, int32_t idx)
 {
 	struct open_preempt *o = &e->preempts[idx];
@@ -88,6 +110,7 @@ static void release_record(struct sl_engine *e, int32_t idx)
 			if (v->resumed[i] == idx)
 				v->resumed[i] = -1;
 	}
+	off_rec_remove(e, idx);
 	o->in_use = false;
 	o->next_free = e->preempt_free;
 	e->preempt_free = idx;
@@ -104,6 +127,8 @@ static void count(struct sl_window_rec *w, const struct sl_preempt_rec *r)
 	w->lhp_count += r->waiters > 0;
 	w->lhp_cost_ns += r->lhp_cost_ns;
 	w->hub_preemptions += r->hub;
+	w->spin_count += r->spinners > 0;
+	w->spin_cost_ns += r->spin_cost_ns;
 }
 
 static bool is_hub(const struct sl_engine *e, int32_t pid)
@@ -137,6 +162,14 @@ static void judge_waiters(struct sl_engine *e, struct open_preempt *o)
 	}
 	o->rec.waiters += o->extra_waiters;
 	o->rec.lhp_cost_ns += o->extra_cost_ns;
+	o->rec.spinners = 0;
+	o->rec.spin_cost_ns = 0;
+	for (int i = 0; i < o->nr_spin && o->resumed; i++) {
+		if (is_hub(e, o->spin_pid[i]) || o->spin_from_ns[i] >= o->t1)
+			continue;
+		o->rec.spinners++;
+		o->rec.spin_cost_ns += o->t1 - o->spin_from_ns[i];
+	}
 }
 
 /* Emits the record and frees its slot. censored: it could not run to completion. */
@@ -219,6 +252,10 @@ void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task
 									      SL_PC_TICK;
 	o->rec.same_group = next && next->group == prev->group;
 	prev->off_preempt = idx;
+	if (e->nr_off_rec == MAX_OFF_RECORDS)
+		off_rec_prune(e, ev->ts_ns);
+	if (e->nr_off_rec < MAX_OFF_RECORDS)
+		e->off_rec[e->nr_off_rec++] = idx;
 }
 
 /* Hub bookkeeping: distinct same-group wakees, remembered over the last 8. */
@@ -275,11 +312,50 @@ static int32_t chain_of(struct sl_engine *e, const struct sl_task *t, uint64_t t
 	return t->chain_rec;
 }
 
+/*
+ * wakee, asleep since sleep_ns and woken at ts by no member of its group, is a spinning
+ * waiter of record idx if it is of the victim's group and went to sleep while the victim
+ * was off-CPU: a spinlock waiter that backs off with a timed sleep (PostgreSQL's s_lock)
+ * keeps doing so until the holder runs again and releases. A waiter on a sleeping lock
+ * is woken by the group member that releases it, so it is never counted here.
+ */
+static void add_spinner(struct sl_engine *e, int32_t idx, const struct sl_task *wakee)
+{
+	struct open_preempt *o = &e->preempts[idx];
+
+	if (wakee->group != o->group || wakee->pid == o->rec.victim_pid ||
+	    wakee->sleep_ns < o->rec.ts_ns || (o->resumed && wakee->sleep_ns >= o->t1))
+		return;
+	for (int i = 0; i < o->nr_spin; i++)
+		if (o->spin_pid[i] == wakee->pid)
+			return;
+	if (o->nr_spin == MAX_WAITER_CANDIDATES)
+		return;
+	o->spin_pid[o->nr_spin] = wakee->pid;
+	o->spin_from_ns[o->nr_spin++] = wakee->sleep_ns;
+}
+
+/*
+ * A timed wakeup of wakee (by no member of its group): the records it may spin for, those
+ * of victims off-CPU and of victims resumed within the horizon (a back-off sleep that
+ * began while the victim was off-CPU may end after it ran again). Records past their
+ * horizon leave the list here.
+ */
+static void spin_on_woken(struct sl_engine *e, struct sl_task *wakee, uint64_t ts)
+{
+	off_rec_prune(e, ts);
+	for (int i = 0; i < e->nr_off_rec; i++)
+		add_spinner(e, e->off_rec[i], wakee);
+}
+
 void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task *wakee,
 		      uint64_t ts)
 {
 	int32_t chain;
 
+	if (wakee && wakee->state == SL_TASK_SLEEPING && e->nr_off_rec &&
+	    (!waker || waker->group != wakee->group))
+		spin_on_woken(e, wakee, ts);
 	if (!waker || !wakee || waker == wakee)
 		return;
 	if (waker->group == wakee->group) {

@@ -6,12 +6,14 @@
  * work for GAP_US. The lock is one of
  *  - mutex: a pthread mutex (waiters sleep in the kernel, the owner wakes one);
  *  - rwlock: a pthread reader-writer lock taken for writing;
- *  - cond: a flag guarded by a mutex, waiters sleep on a condition variable;
+ *  - cond: a flag guarded by a mutex, waiters sleep on a condition variable; the
+ *    releaser signals after unlocking the mutex, so the flag is the only lock a woken
+ *    waiter can wait for (signalled under the mutex, the wakee preempts the releaser and
+ *    blocks on the mutex: a real but unmarked lock-holder preemption);
  *  - spin: a test-and-set spinlock with back-off like PostgreSQL's s_lock: spin
  *    SPINS times with a pause, then nanosleep, from 1 ms growing by 1-2x up to 100 ms.
  * A marker write costs 1-2 us; "released L" is written while the lock is still held, so
- * the marked hold is within the real one, except for cond, whose release takes the
- * guarding mutex and signals a waiter: there it is written once the release is done.
+ * the marked hold is within the real one.
  *
  * Usage: sl-lockload MODE THREADS SECONDS HOLD_US GAP_US MARKER_FILE
  */
@@ -123,8 +125,8 @@ static void release(void)
 	case M_COND:
 		pthread_mutex_lock(&mtx);
 		busy = false;
-		pthread_cond_signal(&cv);
 		pthread_mutex_unlock(&mtx);
+		pthread_cond_signal(&cv);
 		break;
 	case M_SPIN:
 		atomic_store_explicit(&spin, 0, memory_order_release);
@@ -141,13 +143,8 @@ static void *thread(void *arg)
 		acquire(&seed);
 		mark("holds L");
 		work(hold_us);
-		/* cond's release is itself a critical section (the guarding mutex, the signal):
-		 * its waiters wait until that ends */
-		if (mode != M_COND)
-			mark("released L");
+		mark("released L");
 		release();
-		if (mode == M_COND)
-			mark("released L");
 		work(gap_us);
 	}
 	return NULL;
