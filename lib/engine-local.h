@@ -44,11 +44,16 @@ struct open_preempt {
 	uint16_t nr_cand;
 	uint16_t extra_waiters;
 	uint64_t extra_cost_ns;
-	/* spinning waiters: same-group tasks that slept after t0 and were woken by no group
-	 * member (a timer: s_lock's back-off) before the victim's horizon passed */
+	/* spinning waiters: same-group tasks asleep while the victim was off-CPU and woken
+	 * by no group member (a timer: s_lock's back-off) before its horizon passed, with
+	 * the start of the first such sleep (t0 at the earliest) */
 	int32_t spin_pid[MAX_WAITER_CANDIDATES];
 	uint64_t spin_from_ns[MAX_WAITER_CANDIDATES];
 	uint16_t nr_spin;
+	/* another group member ran for longer than a back-off's spin from a switch-in while
+	 * the victim was off-CPU: it was not backing off, the victim held nothing it spun
+	 * for */
+	bool spin_progress;
 	uint16_t wakes; /* all wakeups the victim made within the horizon after t1 */
 	uint16_t group;
 	bool in_use;
