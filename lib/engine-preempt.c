@@ -350,8 +350,7 @@ static int32_t chain_of(struct sl_engine *e, const struct sl_task *t, uint64_t t
  * truth's waiting time). A waiter on a sleeping lock is woken by the group member that
  * releases it, so it is never counted here.
  */
-static void add_spinner(struct sl_engine *e, int32_t idx, const struct sl_task *wakee,
-			uint64_t ts)
+static void add_spinner(struct sl_engine *e, int32_t idx, const struct sl_task *wakee, uint64_t ts)
 {
 	struct open_preempt *o = &e->preempts[idx];
 	uint64_t from = wakee->sleep_ns > o->rec.ts_ns ? wakee->sleep_ns : o->rec.ts_ns;
