@@ -16,6 +16,7 @@
 # spinlock (mode spin) spinning or backing off, whatever its state. The truth's waiting
 # time is the sum over such W of the time it so waited within [t0, t1]. A detected LHP is a row of a victim thread with waiters > 0 or spinners > 0.
 # Prints one line: "key=value ..." with the counts, precision, recall and cost ratio.
+import bisect
 import re
 import sys
 
@@ -77,6 +78,15 @@ def main():
         if pid in threads and st.startswith("R"):
             open_pre[pid] = (ts, state.get(pid) == "holds")
 
+    def overlapping(ivs, lo, hi):
+        """the intervals of a time-ordered, disjoint list that overlap [lo, hi]"""
+        i = bisect.bisect_left(ivs, (lo,)) - 1
+        for a, b in ivs[max(i, 0):]:
+            if a >= hi:
+                break
+            if b > lo:
+                yield max(a, lo), min(b, hi)
+
     truth = {}  # (t0, victim) -> waiting ns, true LHPs only
     for t0, v, t1, held in pre:
         if not held:
@@ -85,16 +95,11 @@ def main():
         for w, ivs in waits.items():
             if w == v:
                 continue
-            for a, b in ivs:
-                lo, hi = max(a, t0), min(b, t1)
-                if hi <= lo:
-                    continue
-                if not spin:  # a sleeping waiter: the part of the wait it was blocked
-                    for c, e in sleeps.get(w, []):
-                        if min(hi, e) > max(lo, c):
-                            wait += min(hi, e) - max(lo, c)
-                else:
+            for lo, hi in overlapping(ivs, t0, t1):
+                if spin:
                     wait += hi - lo
+                else:  # a sleeping waiter: the part of the wait it was blocked
+                    wait += sum(e - c for c, e in overlapping(sleeps.get(w, []), lo, hi))
         if wait > 0:
             truth[(t0, v)] = wait
 
