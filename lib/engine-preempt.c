@@ -12,11 +12,16 @@
  *  - lock convoys: a waiter that V woke carries the record on, and the same-group
  *    sleepers it wakes within the horizon count too (LWLocks and mutexes hand over to one
  *    waiter at a time, so V itself wakes only the head of the queue);
- *  - hubs: the tasks that wake the most distinct tasks of their group in a window (the
- *    article's dispatcher). A hub's preemption delays the work it hands out, so it is
+ *  - hubs: the tasks that wake the most distinct tasks of their group in a window and
+ *    give it twice the wakeups they take from it (the article's dispatcher, not a lock
+ *    holder of a symmetric lock). A hub's preemption delays the work it hands out, so it is
  *    counted as a hub preemption with the wakeups it made in the horizon, not as LHP; and
  *    a hub asleep waits for work, not for a lock, so it is no waiter. Records are judged
  *    at the window sweep, once the window's hubs are known.
+ *
+ * Spinning waiters (a spinlock's timed back-off, like PostgreSQL's s_lock) are counted
+ * apart: group members that slept while the victim was off-CPU and were woken by no
+ * member of the group (see add_spinner()).
  *
  * Open records live in a pool indexed by int (stable across growth); the victim's task
  * entry points at them. The pool is capped; records are closed at the latest close_lag
