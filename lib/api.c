@@ -16,20 +16,49 @@
 #include "error.h"
 
 const char *const sl_api_window_metrics[] = {
-	"events",	  "wakeups",	  "wakeups_new",
-	"prev_same",	  "prev_smt",	  "prev_llc",
-	"prev_package",	  "prev_remote",  "prev_unknown",
-	"waker_same",	  "waker_smt",	  "waker_llc",
-	"waker_package",  "waker_remote", "waker_unknown",
-	"state_idle",	  "state_busy",	  "state_claimed",
-	"state_unknown",  "missed_idle",  "missed_smt",
-	"stacked",	  "migrations",	  "switches",
-	"preempt_wakeup", "preempt_tick", "preempt_same_group",
-	"lhp_count",	  "lhp_cost_ns",  "hub_preemptions",
-	"lost_events",	  "policy_known", "pol_prev_idle",
-	"pol_affine",	  "pol_llc_scan", "pol_buddy",
-	"pol_smt_first",  "lat_count",	  "lat_p50_ns",
-	"lat_p99_ns",	  NULL,
+	"events",
+	"wakeups",
+	"wakeups_new",
+	"prev_same",
+	"prev_smt",
+	"prev_llc",
+	"prev_package",
+	"prev_remote",
+	"prev_unknown",
+	"waker_same",
+	"waker_smt",
+	"waker_llc",
+	"waker_package",
+	"waker_remote",
+	"waker_unknown",
+	"state_idle",
+	"state_busy",
+	"state_claimed",
+	"state_unknown",
+	"missed_idle",
+	"missed_smt",
+	"stacked",
+	"migrations",
+	"switches",
+	"preempt_wakeup",
+	"preempt_tick",
+	"preempt_same_group",
+	"lhp_count",
+	"lhp_cost_ns",
+	"hub_preemptions",
+	"lost_events",
+	"policy_known",
+	"pol_prev_idle",
+	"pol_affine",
+	"pol_llc_scan",
+	"pol_buddy",
+	"pol_smt_first",
+	"lat_count",
+	"lat_p50_ns",
+	"lat_p99_ns",
+	"spin_count",
+	"spin_cost_ns",
+	NULL,
 };
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
@@ -286,7 +315,8 @@ int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t
 		     "SELECT grp AS name, SUM(switches) AS switches, "
 		     "SUM(preempt_wakeup) AS preempt_wakeup, SUM(preempt_tick) AS preempt_tick, "
 		     "SUM(preempt_same_group) AS same_group, SUM(lhp_count) AS lhp, "
-		     "SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(hub_preemptions) AS hub_preemptions "
+		     "SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(hub_preemptions) AS hub_preemptions, "
+		     "SUM(spin_count) AS spin_lhp, SUM(spin_cost_ns) AS spin_cost_ns "
 		     "FROM windows WHERE run_id = ?1 GROUP BY grp "
 		     "ORDER BY (grp <> '*'), SUM(preempt_wakeup + preempt_tick) DESC",
 		     run_id, 0, &groups)))

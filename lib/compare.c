@@ -167,7 +167,8 @@ static int unit_add(struct unit *u, const struct sl_window_rec *w)
 	"state_busy, state_claimed, missed_idle, missed_smt, stacked, migrations, switches, "      \
 	"preempt_wakeup, preempt_tick, preempt_same_group, lhp_count, lhp_cost_ns, "               \
 	"hub_preemptions, policy_known, pol_prev_idle, pol_affine, pol_llc_scan, pol_buddy, "      \
-	"pol_smt_first, lat_hist FROM windows WHERE run_id = ?1 ORDER BY grp, start_ns"
+	"pol_smt_first, lat_hist, spin_count, spin_cost_ns FROM windows WHERE run_id = ?1 "        \
+	"ORDER BY grp, start_ns"
 
 /* Reads one window row of WIN_SQL into w (only what the metrics use). */
 static int read_window(sqlite3_stmt *st, struct sl_window_rec *w)
@@ -198,6 +199,8 @@ static int read_window(sqlite3_stmt *st, struct sl_window_rec *w)
 	w->policy_known = (uint64_t)sqlite3_column_int64(st, c++);
 	for (int p = 0; p < SL_POL_COUNT; p++)
 		w->policy_agree[p] = (uint64_t)sqlite3_column_int64(st, c++);
+	w->spin_count = (uint64_t)sqlite3_column_int64(st, c + 1);
+	w->spin_cost_ns = (uint64_t)sqlite3_column_int64(st, c + 2);
 	return sl_hist_decode(sqlite3_column_blob(st, c), (size_t)sqlite3_column_bytes(st, c),
 			      &w->latency);
 }

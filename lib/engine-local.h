@@ -32,6 +32,7 @@ struct cpu_state {
 
 /* An open preemption record: the victim is off-CPU, or resumed within the horizon. */
 #define MAX_WAITER_CANDIDATES 8
+#define MAX_OFF_RECORDS 64
 
 struct open_preempt {
 	struct sl_preempt_rec rec;
@@ -43,6 +44,16 @@ struct open_preempt {
 	uint16_t nr_cand;
 	uint16_t extra_waiters;
 	uint64_t extra_cost_ns;
+	/* spinning waiters: same-group tasks asleep while the victim was off-CPU and woken
+	 * by no group member (a timer: s_lock's back-off) before its horizon passed, with
+	 * the start of the first such sleep (t0 at the earliest) */
+	int32_t spin_pid[MAX_WAITER_CANDIDATES];
+	uint64_t spin_from_ns[MAX_WAITER_CANDIDATES];
+	uint16_t nr_spin;
+	/* another group member ran for longer than a back-off's spin from a switch-in while
+	 * the victim was off-CPU: it was not backing off, the victim held nothing it spun
+	 * for */
+	bool spin_progress;
 	uint16_t wakes; /* all wakeups the victim made within the horizon after t1 */
 	uint16_t group;
 	bool in_use;
@@ -82,6 +93,10 @@ struct sl_engine {
 
 	struct open_preempt *preempts;
 	int32_t preempt_cap, preempt_used, preempt_free;
+	/* the records whose victim is off-CPU or resumed within the horizon, for spinner
+	 * detection; beyond the cap a record finds no spinners */
+	int32_t off_rec[MAX_OFF_RECORDS];
+	int nr_off_rec;
 
 	/* windows: a ring of the open ones, oldest first */
 	bool started;

@@ -12,11 +12,16 @@
  *  - lock convoys: a waiter that V woke carries the record on, and the same-group
  *    sleepers it wakes within the horizon count too (LWLocks and mutexes hand over to one
  *    waiter at a time, so V itself wakes only the head of the queue);
- *  - hubs: the tasks that wake the most distinct tasks of their group in a window (the
- *    article's dispatcher). A hub's preemption delays the work it hands out, so it is
+ *  - hubs: the tasks that wake the most distinct tasks of their group in a window and
+ *    give it twice the wakeups they take from it (the article's dispatcher, not a lock
+ *    holder of a symmetric lock). A hub's preemption delays the work it hands out, so it is
  *    counted as a hub preemption with the wakeups it made in the horizon, not as LHP; and
  *    a hub asleep waits for work, not for a lock, so it is no waiter. Records are judged
  *    at the window sweep, once the window's hubs are known.
+ *
+ * Spinning waiters (a spinlock's timed back-off, like PostgreSQL's s_lock) are counted
+ * apart: group members that slept while the victim was off-CPU and were woken by no
+ * member of the group (see add_spinner()).
  *
  * Open records live in a pool indexed by int (stable across growth); the victim's task
  * entry points at them. The pool is capped; records are closed at the latest close_lag
@@ -76,6 +81,28 @@ static int32_t alloc_record(struct sl_engine *e)
 	return idx;
 }
 
+static void off_rec_remove(struct sl_engine *e, int32_t idx)
+{
+	for (int i = 0; i < e->nr_off_rec; i++)
+		if (e->off_rec[i] == idx) {
+			e->off_rec[i] = e->off_rec[--e->nr_off_rec];
+			return;
+		}
+}
+
+/* Drops from the spinner list the records whose horizon has passed at now. */
+static void off_rec_prune(struct sl_engine *e, uint64_t now)
+{
+	for (int i = 0; i < e->nr_off_rec;) {
+		const struct open_preempt *o = &e->preempts[e->off_rec[i]];
+
+		if (o->resumed && now > o->t1 + e->cfg.lhp_horizon_ns)
+			e->off_rec[i] = e->off_rec[--e->nr_off_rec];
+		else
+			i++;
+	}
+}
+
 static void release_record(struct sl_engine *e, int32_t idx)
 {
 	struct open_preempt *o = &e->preempts[idx];
@@ -88,6 +115,7 @@ static void release_record(struct sl_engine *e, int32_t idx)
 			if (v->resumed[i] == idx)
 				v->resumed[i] = -1;
 	}
+	off_rec_remove(e, idx);
 	o->in_use = false;
 	o->next_free = e->preempt_free;
 	e->preempt_free = idx;
@@ -104,6 +132,8 @@ static void count(struct sl_window_rec *w, const struct sl_preempt_rec *r)
 	w->lhp_count += r->waiters > 0;
 	w->lhp_cost_ns += r->lhp_cost_ns;
 	w->hub_preemptions += r->hub;
+	w->spin_count += r->spinners > 0;
+	w->spin_cost_ns += r->spin_cost_ns;
 }
 
 static bool is_hub(const struct sl_engine *e, int32_t pid)
@@ -137,6 +167,14 @@ static void judge_waiters(struct sl_engine *e, struct open_preempt *o)
 	}
 	o->rec.waiters += o->extra_waiters;
 	o->rec.lhp_cost_ns += o->extra_cost_ns;
+	o->rec.spinners = 0;
+	o->rec.spin_cost_ns = 0;
+	for (int i = 0; i < o->nr_spin && o->resumed && !o->spin_progress; i++) {
+		if (is_hub(e, o->spin_pid[i]))
+			continue;
+		o->rec.spinners++;
+		o->rec.spin_cost_ns += o->t1 - o->spin_from_ns[i];
+	}
 }
 
 /* Emits the record and frees its slot. censored: it could not run to completion. */
@@ -173,12 +211,40 @@ static void forget_stale_resumed(struct sl_engine *e, struct sl_task *t, uint64_
 		t->resumed[n++] = -1;
 }
 
+/*
+ * A back-off spin is short: a task of the group that runs longer than this without a
+ * switch got the lock it spun for, or spun for none (tests/helpers/sl-lockload's s_lock
+ * spins 100 times, a few us, before it sleeps again). Which task it is cannot be told:
+ * the timer that ends a back-off sleep wakes it from the hard interrupt, whose sched_waking
+ * names whatever task was running, often one of the group.
+ */
+#define SPIN_RUN_NS 100000ull
+
+/* prev switches out after running since run_from: progress while a victim was off-CPU? */
+static void spin_run_ended(struct sl_engine *e, const struct sl_task *prev, uint64_t run_from,
+			   uint64_t now)
+{
+	if (now - run_from <= SPIN_RUN_NS)
+		return;
+	for (int i = 0; i < e->nr_off_rec; i++) {
+		struct open_preempt *o = &e->preempts[e->off_rec[i]];
+
+		if (o->group == prev->group && o->rec.victim_pid != prev->pid &&
+		    run_from >= o->rec.ts_ns && (!o->resumed || run_from < o->t1))
+			o->spin_progress = true;
+	}
+}
+
 void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task *next,
 		       const struct sl_event *ev)
 {
 	const struct sl_ev_switch *sw = &ev->sw;
+	const struct cpu_state *c = &e->cpus[ev->cpu];
 	struct open_preempt *o;
 	int32_t idx;
+
+	if (prev && e->nr_off_rec && c->known && c->since_exact && c->curr == prev->pid)
+		spin_run_ended(e, prev, c->since, ev->ts_ns);
 
 	/* the victim of an earlier preemption runs again: t1 */
 	if (next && next->off_preempt >= 0) {
@@ -219,6 +285,10 @@ void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task
 									      SL_PC_TICK;
 	o->rec.same_group = next && next->group == prev->group;
 	prev->off_preempt = idx;
+	if (e->nr_off_rec == MAX_OFF_RECORDS)
+		off_rec_prune(e, ev->ts_ns);
+	if (e->nr_off_rec < MAX_OFF_RECORDS)
+		e->off_rec[e->nr_off_rec++] = idx;
 }
 
 /* Hub bookkeeping: distinct same-group wakees, remembered over the last 8. */
@@ -275,15 +345,65 @@ static int32_t chain_of(struct sl_engine *e, const struct sl_task *t, uint64_t t
 	return t->chain_rec;
 }
 
+/*
+ * wakee, asleep since sleep_ns and woken at ts by no member of its group, is a spinning
+ * waiter of record idx if it is of the victim's group and slept while the victim was
+ * off-CPU: a spinlock waiter that backs off with a timed sleep (PostgreSQL's s_lock)
+ * keeps doing so, spinning between sleeps, until the holder runs again and releases. Its
+ * cost is t1 - the start of its first such sleep (t0 at the earliest): sleeps and spins
+ * alike (tests/integration/50-lhp-truth.t: counting only the sleeps gave 38% of the
+ * truth's waiting time). A waiter on a sleeping lock is woken by the group member that
+ * releases it, so it is never counted here.
+ */
+static void add_spinner(struct sl_engine *e, int32_t idx, const struct sl_task *wakee, uint64_t ts)
+{
+	struct open_preempt *o = &e->preempts[idx];
+	uint64_t from = wakee->sleep_ns > o->rec.ts_ns ? wakee->sleep_ns : o->rec.ts_ns;
+	uint64_t to = o->resumed && o->t1 < ts ? o->t1 : ts;
+	int i;
+
+	if (wakee->group != o->group || wakee->pid == o->rec.victim_pid || to <= from)
+		return;
+	for (i = 0; i < o->nr_spin && o->spin_pid[i] != wakee->pid; i++)
+		;
+	if (i == MAX_WAITER_CANDIDATES)
+		return;
+	if (i == o->nr_spin) {
+		o->spin_pid[o->nr_spin++] = wakee->pid;
+		o->spin_from_ns[i] = from;
+	}
+	if (from < o->spin_from_ns[i])
+		o->spin_from_ns[i] = from;
+}
+
+/*
+ * A timed wakeup of wakee (by no member of its group): the records it may spin for, those
+ * of victims off-CPU and of victims resumed within the horizon (a back-off sleep that
+ * began while the victim was off-CPU may end after it ran again). Records past their
+ * horizon leave the list here.
+ */
+static void spin_on_woken(struct sl_engine *e, struct sl_task *wakee, uint64_t ts)
+{
+	off_rec_prune(e, ts);
+	for (int i = 0; i < e->nr_off_rec; i++)
+		add_spinner(e, e->off_rec[i], wakee, ts);
+}
+
 void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task *wakee,
 		      uint64_t ts)
 {
 	int32_t chain;
 
+	if (wakee && wakee->state == SL_TASK_SLEEPING && e->nr_off_rec &&
+	    (!waker || waker->group != wakee->group))
+		spin_on_woken(e, wakee, ts);
 	if (!waker || !wakee || waker == wakee)
 		return;
-	if (waker->group == wakee->group)
+	if (waker->group == wakee->group) {
 		note_wakee(waker, wakee);
+		waker->wakes_given++;
+		wakee->wakes_taken++;
+	}
 	for (int i = 0; i < SL_TASK_RESUMED; i++) {
 		struct open_preempt *o;
 
@@ -341,9 +461,25 @@ static int cmp_hub(const void *a, const void *b)
 }
 
 /*
+ * A hub gives its group at least this many times the wakeups it takes from it. The
+ * article's dispatcher wakes many and is woken by few; a lock holder hands the lock to
+ * whoever waits and is handed it in turn, so in a symmetric lock every thread gives about
+ * what it takes (tests/integration/50-lhp-truth.t: with distinct wakees alone, half of the
+ * preemptions of a 6-thread mutex were hub preemptions and LHP recall was 0.39).
+ */
+#define HUB_ASYMMETRY 2
+
+static bool hub_candidate(const struct sl_engine *e, const struct sl_task *t)
+{
+	return t->wakees >= e->cfg.hub_min_wakees &&
+	       t->wakes_given >= HUB_ASYMMETRY * (uint64_t)t->wakes_taken;
+}
+
+/*
  * At each window boundary the hubs of the window that ended are chosen: per group, the
- * hub_top tasks that woke at least hub_min_wakees distinct tasks of their group. The
- * sweep that follows judges the window's preemption records with them.
+ * hub_top tasks that woke at least hub_min_wakees distinct tasks of their group and gave
+ * it HUB_ASYMMETRY times the wakeups they took from it. The sweep that follows judges the
+ * window's preemption records with them.
  */
 void hubs_on_boundary(struct sl_engine *e)
 {
@@ -353,7 +489,7 @@ void hubs_on_boundary(struct sl_engine *e)
 	sl_tasktab_foreach(&e->tasks, t)
 	{
 		t->hub = false;
-		if (t->wakees >= e->cfg.hub_min_wakees) {
+		if (hub_candidate(e, t)) {
 			if (n == cap) {
 				size_t ncap = cap ? cap * 2 : 64;
 				struct sl_task **nc = realloc(cand, ncap * sizeof(*nc));
@@ -376,6 +512,8 @@ void hubs_on_boundary(struct sl_engine *e)
 	sl_tasktab_foreach(&e->tasks, t)
 	{
 		t->wakees = 0;
+		t->wakes_given = 0;
+		t->wakes_taken = 0;
 		memset(t->recent_wakees, 0, sizeof(t->recent_wakees));
 	}
 }

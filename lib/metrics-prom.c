@@ -19,6 +19,7 @@ struct series {
 	uint64_t wk_class[SL_RREL_COUNT], wk_state[SL_TS_COUNT];
 	uint64_t wakeups_new, missed_idle, missed_smt, stacked, migrations, switches;
 	uint64_t preempt_wakeup, preempt_tick, same_group, lhp, lhp_cost_ns, hub, windows;
+	uint64_t spin_lhp, spin_cost_ns;
 };
 
 #define MAX_SERIES (SL_PROM_MAX_KERNELS * (SL_PROM_MAX_GROUPS + 2))
@@ -133,6 +134,8 @@ void sl_prom_add_window(struct sl_prom *p, const char *kernel, const struct sl_w
 		s->lhp += w->lhp_count;
 		s->lhp_cost_ns += w->lhp_cost_ns;
 		s->hub += w->hub_preemptions;
+		s->spin_lhp += w->spin_count;
+		s->spin_cost_ns += w->spin_cost_ns;
 		s->windows++;
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -231,6 +234,16 @@ static void render_counters(FILE *f, struct sl_prom *p)
 	}
 	SIMPLE_COUNTER(hub, "schedlens_hub_preemptions_total",
 		       "Preemptions of hub tasks (tasks that wake many of their group).");
+	SIMPLE_COUNTER(spin_lhp, "schedlens_spin_lhp_total",
+		       "Lock-holder preemptions with spinning waiters: same-group tasks backing "
+		       "off by timer while the victim was off-CPU.");
+	family(f, "schedlens_spin_lhp_cost_seconds_total", "counter",
+	       "Spinning waiters' time added by lock-holder preemptions.");
+	for (int i = 0; i < p->nr_series; i++) {
+		fputs("schedlens_spin_lhp_cost_seconds_total", f);
+		labels(f, p, &p->series[i], NULL, NULL);
+		fprintf(f, " %.9f\n", p->series[i].spin_cost_ns / 1e9);
+	}
 	SIMPLE_COUNTER(windows, "schedlens_windows_total", "Analysis windows emitted.");
 }
 

@@ -77,6 +77,10 @@ const struct sl_metric sl_metrics[] = {
 	     "preempted lock holders of {g} kept their waiters waiting {v}"),
 	RATE("hub_preempt_rate", SL_WC_HUB_PREEMPT, 1, "/s", UP, 2.0,
 	     "preemptions of hubs of {g} (tasks that wake many others) ran at {v}"),
+	RATE("spin_lhp_rate", SL_WC_SPIN_COUNT, 1, "/s", UP, 2.0,
+	     "preemptions of {g} while others of it spun or backed off by timer ran at {v}"),
+	RATE("spin_lhp_cost", SL_WC_SPIN_COST_NS, 1e-6, "ms/s", UP, 0.5,
+	     "preempted lock holders of {g} kept spinning waiters waiting {v}"),
 	RATE("migration_rate", SL_WC_MIGRATIONS, 1, "/s", NEUTRAL, 50.0,
 	     "migrations of {g} ran at {v}"),
 	/* policy fingerprint */
@@ -144,6 +148,8 @@ void sl_metrics_columns(const struct sl_window_rec *w, double *c)
 	c[SL_WC_LHP_COUNT] = (double)w->lhp_count;
 	c[SL_WC_LHP_COST_NS] = (double)w->lhp_cost_ns;
 	c[SL_WC_HUB_PREEMPT] = (double)w->hub_preemptions;
+	c[SL_WC_SPIN_COUNT] = (double)w->spin_count;
+	c[SL_WC_SPIN_COST_NS] = (double)w->spin_cost_ns;
 	c[SL_WC_POLICY_KNOWN] = (double)w->policy_known;
 	for (int p = 0; p < SL_POL_COUNT; p++)
 		c[SL_WC_POL_PREV_IDLE + p] = (double)w->policy_agree[p];

@@ -109,10 +109,12 @@ struct sl_preempt_rec {
 	uint64_t ts_ns; /* t0 */
 	uint64_t off_ns; /* t1 - t0; SL_REC_NO_TIME if the victim never ran again */
 	uint64_t lhp_cost_ns; /* sum over waiters of t1 - max(tw, t0) */
+	uint64_t spin_cost_ns; /* sum over spinners of t1 - their first back-off sleep */
 	int32_t cpu;
 	int32_t victim_pid;
 	int32_t preemptor_pid;
 	uint16_t waiters; /* same-group tasks the victim released on resuming */
+	uint16_t spinners; /* same-group tasks backing off by timer while it was off-CPU */
 	uint16_t delayed_wakeups; /* for a hub victim: wakeups it made late */
 	uint8_t cause; /* enum sl_preempt_cause */
 	uint8_t same_group; /* preemptor in the victim's group */
@@ -156,6 +158,8 @@ struct sl_window_rec {
 	uint64_t lhp_count; /* preemptions with at least one waiter */
 	uint64_t lhp_cost_ns;
 	uint64_t hub_preemptions;
+	uint64_t spin_count; /* preemptions with at least one spinner */
+	uint64_t spin_cost_ns;
 	uint64_t lost_events;
 	uint64_t policy_known; /* wakeups whose fingerprint could be computed */
 	uint64_t policy_agree[SL_POL_COUNT]; /* ... and agreed with policy n */

@@ -95,8 +95,8 @@ static const char *const insert_sql[SL_ROW_TYPES] = {
 			  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_PREEMPT] = "INSERT INTO preemptions (run_id, ts_ns, cpu, victim_pid, "
 			   "preemptor_pid, cause, off_ns, same_group, hub, waiters, lhp_cost_ns, "
-			   "delayed_wakeups, censored) "
-			   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			   "delayed_wakeups, censored, spinners, spin_cost_ns) "
+			   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_TASK] = "INSERT INTO tasks (run_id, pid, tgid, comm, grp, first_ns) "
 			"VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, pid) DO UPDATE SET "
 			"tgid = excluded.tgid, comm = excluded.comm, grp = excluded.grp",
@@ -108,9 +108,9 @@ static const char *const insert_sql[SL_ROW_TYPES] = {
 			  "preempt_wakeup, preempt_tick, preempt_same_group, lhp_count, "
 			  "lhp_cost_ns, hub_preemptions, lost_events, policy_known, pol_prev_idle, "
 			  "pol_affine, pol_llc_scan, pol_buddy, pol_smt_first, lat_count, "
-			  "lat_p50_ns, lat_p99_ns, lat_hist) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+			  "lat_p50_ns, lat_p99_ns, lat_hist, spin_count, spin_cost_ns) VALUES (?, "
 			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_FACT] = "INSERT INTO sched_facts (run_id, ts_ns, seq, cpu, kind, common_pid, pid, "
 			"arg1, arg2, arg3, txt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_CPU_COUNT] = "INSERT INTO cpu_counts (run_id, start_ns, dur_ns, cpu, wakeups, "
@@ -335,6 +335,8 @@ static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t
 		sqlite3_bind_int64(st, o + 11, (int64_t)r->lhp_cost_ns);
 		sqlite3_bind_int(st, o + 12, r->delayed_wakeups);
 		sqlite3_bind_int(st, o + 13, r->censored);
+		sqlite3_bind_int(st, o + 14, r->spinners);
+		sqlite3_bind_int64(st, o + 15, (int64_t)r->spin_cost_ns);
 		return (int64_t)r->ts_ns;
 	}
 	case SL_ROW_FACT: {
@@ -426,6 +428,8 @@ static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t
 			sqlite3_bind_null(st, c++);
 		}
 		sqlite3_bind_blob(st, c++, blob, (int)sl_hist_encode(h, blob), SQLITE_STATIC);
+		sqlite3_bind_int64(st, c++, (int64_t)r->spin_count);
+		sqlite3_bind_int64(st, c++, (int64_t)r->spin_cost_ns);
 		return (int64_t)r->start_ns;
 	}
 	}

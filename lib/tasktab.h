@@ -58,9 +58,12 @@ struct sl_task {
 	int32_t chain_rec;
 	uint64_t chain_t0;
 
-	/* hub detection: distinct same-group wakees in the current window */
+	/* hub detection: distinct same-group wakees in the current window, and same-group
+	 * wakeups given and received in it */
 	uint16_t wakees;
 	int32_t recent_wakees[8];
+	uint32_t wakes_given;
+	uint32_t wakes_taken;
 
 	struct sl_wakeup_rec pend; /* the wakeup record waiting for the task to run */
 };

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Ground truth of lock-holder preemption from tests/helpers/sl-lockload's markers, compared
+# with schedlens's preemption rows; used by tests/integration/50-lhp-truth.t.
+#
+# Usage: lhp-truth.py TRACE_TEXT ROWS sleep|spin
+#   TRACE_TEXT  the recording tracefs instance's `trace` (sched events and the markers)
+#   ROWS        "ts_ns|victim_pid|hub|waiters|lhp_cost_ns|spinners|spin_cost_ns" per line:
+#               the run's preemptions rows
+#
+# A preemption (sched_switch, prev_state R, of a marker-writing thread V at t0; V runs
+# again at t1) is a true LHP if V held the lock at t0 ("holds L" was its last marker) and
+# another thread W waited for it in [t0, t1]: was between its "wants L" and "holds L" and,
+# for a sleeping lock (mode sleep), blocked (switched out asleep, not yet woken); for a
+# spinlock (mode spin) spinning or backing off, whatever its state. The truth's waiting
+# time is the sum over such W of the time it so waited within [t0, t1]. A detected LHP is a row of a victim thread with waiters > 0 or spinners > 0.
+# Prints one line: "key=value ..." with the counts, precision, recall and cost ratio.
+import bisect
+import re
+import sys
+
+LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+)\.(\d+):\s+(\w+):\s?(.*)$")
+
+
+def ns(sec, frac):
+    return int(sec) * 1000000000 + int(frac.ljust(9, "0")[:9])
+
+
+def main():
+    text, rows_file, spin = sys.argv[1], sys.argv[2], sys.argv[3] == "spin"
+    events = []  # (ts, kind, pid, detail)
+    threads = set()
+    with open(text, errors="replace") as f:
+        for line in f:
+            m = LINE.match(line)
+            if not m:
+                continue
+            pid, ts, name, body = int(m.group(2)), ns(m.group(4), m.group(5)), m.group(6), m.group(7)
+            if name == "tracing_mark_write":
+                what = body.split()[0] if body.split() else ""
+                if what in ("wants", "holds", "released"):
+                    threads.add(pid)
+                    events.append((ts, "mark", pid, what))
+            elif name == "sched_waking":
+                events.append((ts, "waking", int(re.search(r" pid=(\d+)", body).group(1)), None))
+            elif name == "sched_switch":
+                prev = int(re.search(r"prev_pid=(\d+)", body).group(1))
+                nxt = int(re.search(r"next_pid=(\d+)", body).group(1))
+                state = re.search(r"prev_state=(\S+)", body).group(1)
+                events.append((ts, "switch", prev, (state, nxt)))
+
+    state = {}  # pid -> last marker
+    wait_from = {}  # pid -> ts of "wants" while waiting
+    waits = {}  # pid -> list of [from, to] wait intervals
+    sleep_from = {}  # pid -> ts it blocked
+    sleeps = {}  # pid -> list of [from, to] blocked intervals (until woken)
+    open_pre = {}  # victim -> (t0, held)
+    pre = []  # (t0, victim, t1, held)
+    for ts, kind, pid, d in events:
+        if kind == "mark":
+            state[pid] = d
+            if d == "wants":
+                wait_from[pid] = ts
+            elif d == "holds" and pid in wait_from:
+                waits.setdefault(pid, []).append((wait_from.pop(pid), ts))
+            continue
+        if kind == "waking":
+            if pid in sleep_from:
+                sleeps.setdefault(pid, []).append((sleep_from.pop(pid), ts))
+            continue
+        st, nxt = d
+        if pid in threads and st[0] in "SD":
+            sleep_from[pid] = ts
+        if nxt in open_pre:
+            t0, held = open_pre.pop(nxt)
+            pre.append((t0, nxt, ts, held))
+        if pid in threads and st.startswith("R"):
+            open_pre[pid] = (ts, state.get(pid) == "holds")
+
+    def overlapping(ivs, lo, hi):
+        """the intervals of a time-ordered, disjoint list that overlap [lo, hi]"""
+        i = bisect.bisect_left(ivs, (lo,)) - 1
+        for a, b in ivs[max(i, 0):]:
+            if a >= hi:
+                break
+            if b > lo:
+                yield max(a, lo), min(b, hi)
+
+    truth = {}  # (t0, victim) -> waiting ns, true LHPs only
+    for t0, v, t1, held in pre:
+        if not held:
+            continue
+        wait = 0
+        for w, ivs in waits.items():
+            if w == v:
+                continue
+            for lo, hi in overlapping(ivs, t0, t1):
+                if spin:
+                    wait += hi - lo
+                else:  # a sleeping waiter: the part of the wait it was blocked
+                    wait += sum(e - c for c, e in overlapping(sleeps.get(w, []), lo, hi))
+        if wait > 0:
+            truth[(t0, v)] = wait
+
+    detected = {}
+    nrows = 0
+    hub_rows = 0
+    with open(rows_file) as f:
+        for line in f:
+            c = line.strip().split("|")
+            if len(c) < 7 or int(c[1]) not in threads:
+                continue
+            nrows += 1
+            ts, v, hub, waiters, cost, spinners, spin_cost = (int(x or 0) for x in c[:7])
+            hub_rows += hub
+            if waiters > 0 or spinners > 0:
+                detected[(ts, v)] = cost + spin_cost
+    tp = [k for k in detected if k in truth]
+    prec = len(tp) / len(detected) if detected else 0.0
+    rec = len(tp) / len(truth) if truth else 0.0
+    tcost = sum(truth.values())
+    dcost = sum(detected.values())
+    ratio = dcost / tcost if tcost else 0.0
+    tp_t = sum(truth[k] for k in tp)
+    tp_ratio = sum(detected[k] for k in tp) / tp_t if tp_t else 0.0
+    print(
+        "threads=%d preemptions=%d rows=%d hub=%d truth=%d detected=%d tp=%d "
+        "precision=%.3f recall=%.3f truth_wait_ms=%.1f cost_ms=%.1f cost_ratio=%.3f tp_cost_ratio=%.3f"
+        % (len(threads), len(pre), nrows, hub_rows, len(truth), len(detected), len(tp),
+           prec, rec, tcost / 1e6, dcost / 1e6, ratio, tp_ratio)
+    )
+
+
+main()
