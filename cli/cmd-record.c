@@ -413,11 +413,10 @@ out:
 		sl_session_result_free(&discard);
 	}
 	r = sl_recorder_close(rep.rec);
-	/* busy: someone (a process the command left) holds our instance; the data is whole */
-	if (r == -EBUSY)
+	/* e.g. busy: a process the command left holds our instance; the data is whole and a
+	 * later recording removes the instance */
+	if (r < 0)
 		fprintf(stderr, "schedlens: warning: %s\n", sl_errmsg(r));
-	else if (r < 0)
-		ret = cli_error("%s", sl_errmsg(r));
 out_free:
 	sl_session_result_free(&rep.res);
 	sl_comm_counts_free(counts);

@@ -120,7 +120,7 @@ static void close_recorder(struct monitor *m)
 	m->acc_lost += st.lost;
 	m->acc_gaps += st.gaps;
 	if ((err = sl_recorder_close(m->rec)) < 0)
-		sd_log(err == -EBUSY ? SD_WARNING : SD_ERR, "%s", sl_errmsg(err));
+		sd_log(SD_WARNING, "%s", sl_errmsg(err));
 	m->rec = NULL;
 }
 

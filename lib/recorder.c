@@ -882,7 +882,7 @@ int sl_recorder_open(const struct sl_recorder_opts *opts, struct sl_recorder **r
 	rec->st.nr_readers = rec->nr_readers;
 	*ret_rec = rec;
 	return 0;
-fail: {
+fail : {
 	/* the reason we failed, not a later "cannot remove" of the clean-up */
 	char why[1024];
 

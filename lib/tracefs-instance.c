@@ -144,8 +144,7 @@ static void busy_holders(const char *name, int err, char *buf, size_t len)
 		snprintf(buf, len, "%s", strerror(err));
 		return;
 	}
-	snprintf(dir, sizeof(dir), "%s/instances/%s", tdir ? tdir : "/sys/kernel/tracing",
-		 name);
+	snprintf(dir, sizeof(dir), "%s/instances/%s", tdir ? tdir : "/sys/kernel/tracing", name);
 	n = sl_proc_holders(NULL, dir, who, sizeof(who));
 	if (n > 0)
 		snprintf(buf, len, "busy, held open by %s %s", n > 1 ? "pids" : "pid", who);
@@ -401,10 +400,11 @@ int sl_instance_destroy(struct sl_instance *si)
 			busy_holders(si->name, errno, why, sizeof(why));
 			/* kept in mind: the next recording of this process retries it */
 			pending_set(si->name, true);
-			err = sl_error(err,
-				       "cannot remove tracefs instance '%s' yet (%s): removed by a "
-				       "later recording once they close it",
-				       si->name, why);
+			err = sl_error(err, "cannot remove tracefs instance '%s' yet (%s): %s",
+				       si->name, why,
+				       err == -EBUSY ?
+					       "removed by a later recording once they close it" :
+					       "retried by a later recording");
 		}
 		tracefs_instance_free(si->inst);
 	}
