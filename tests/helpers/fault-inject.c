@@ -19,6 +19,8 @@
  *   SL_FAULT_LOG=F      appends "fail <n> <call> <object>+0x<offset>" for the failed call (the
  *                       caller's code address, the same in every run) and, at exit,
  *                       "calls <n>" (how many calls were counted)
+ *   SL_FAULT_TOPLEVEL=D logs "toplevel <path>" for every open for writing of a file under D
+ *                       (the tracing directory) but not under D/instances
  *   SL_FAULT_TRACE=1    with SL_FAULT_N unset, also logs "call <n> <call> <site>" for every
  *                       counted call: a test can then fail only the first call of each
  *                       site instead of every call
@@ -214,10 +216,26 @@ static bool fail_now(const char *call, bool relevant, void *caller)
 
 #define CALLER __builtin_return_address(0)
 
-static void opened(const char *path, int ret)
+static void opened(const char *path, bool writing, int ret)
 {
+	const char *top = getenv("SL_FAULT_TOPLEVEL");
+	size_t len = top ? strlen(top) : 0;
+
 	if (ret >= 0 && stop_after && path && strstr(path, stop_after))
 		atomic_store(&stopped, true);
+	if (ret >= 0 && writing && top && path && !strncmp(path, top, len) && path[len] == '/' &&
+	    strncmp(path + len, "/instances/", 11))
+		fi_log("toplevel %s\n", path);
+}
+
+static bool flags_write(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY;
+}
+
+static bool how_write(const char *how)
+{
+	return how && strpbrk(how, "wa+");
 }
 
 static mode_t open_mode(int flags, va_list ap)
@@ -238,7 +256,7 @@ EXPORT int open(const char *path, int flags, ...)
 	if (fail_now("open", path_wanted(path), CALLER))
 		return -1;
 	r = real_open(path, flags, mode);
-	opened(path, r);
+	opened(path, flags_write(flags), r);
 	return r;
 }
 
@@ -255,7 +273,7 @@ EXPORT int open64(const char *path, int flags, ...)
 	if (fail_now("open", path_wanted(path), CALLER))
 		return -1;
 	r = real_open64(path, flags, mode);
-	opened(path, r);
+	opened(path, flags_write(flags), r);
 	return r;
 }
 
@@ -272,7 +290,7 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	if (fail_now("openat", path_wanted(path), CALLER))
 		return -1;
 	r = real_openat(dirfd, path, flags, mode);
-	opened(path, r);
+	opened(path, flags_write(flags), r);
 	return r;
 }
 
@@ -284,7 +302,7 @@ EXPORT FILE *fopen(const char *path, const char *how)
 	if (fail_now("fopen", path_wanted(path), CALLER))
 		return NULL;
 	f = real_fopen(path, how);
-	opened(path, f ? 0 : -1);
+	opened(path, how_write(how), f ? 0 : -1);
 	return f;
 }
 
@@ -296,7 +314,7 @@ EXPORT FILE *fopen64(const char *path, const char *how)
 	if (fail_now("fopen", path_wanted(path), CALLER))
 		return NULL;
 	f = real_fopen64(path, how);
-	opened(path, f ? 0 : -1);
+	opened(path, how_write(how), f ? 0 : -1);
 	return f;
 }
 
