@@ -62,7 +62,9 @@ SYNTH_SRC := $(filter-out $(SYNTH_MAIN),$(sort $(wildcard tests/synth/*.c)))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 # programs the integration tests and benchmarks drive (a store writer to SIGKILL, a demo
 # database); they may use the synthesizer
-HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+# (tests/helpers/fault-*.c are LD_PRELOAD shims: shared objects, not programs)
+SHIM_SRC := $(sort $(wildcard tests/helpers/fault-*.c))
+HELPER_SRC := $(filter-out $(SHIM_SRC),$(sort $(wildcard tests/helpers/*.c)))
 SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
 
 LIB := $(O)/libschedlens.a
@@ -76,7 +78,7 @@ UNIT_BIN := $(UNIT_SRC:%.c=$(O)/%)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o) $(SYNTH_SRC:%.c=$(O)/%.o)
 SYNTH_BIN := $(if $(wildcard $(SYNTH_MAIN)),$(O)/slsynth)
 BENCH_BIN := $(BENCH_SRC:%.c=$(O)/%)
-HELPER_BIN := $(HELPER_SRC:%.c=$(O)/%)
+HELPER_BIN := $(HELPER_SRC:%.c=$(O)/%) $(SHIM_SRC:%.c=$(O)/%.so)
 GEN_H := $(O)/gen/schema-sql.h
 # SL_VERSION: rewritten only when `git describe` changes, so that a new commit rebuilds the
 # few files that print or store it (runs.recorder_version), and nothing else.
@@ -138,6 +140,13 @@ $(O)/tests/bench/%: $(O)/tests/bench/%.o $(TESTLIB_OBJ) $(LIB)
 $(O)/tests/helpers/%: $(O)/tests/helpers/%.o $(TESTLIB_OBJ) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIB) $(LIBS)
+
+# Preloaded into programs built with or without sanitizers: built without them, so that
+# it needs no sanitizer runtime of its own.
+$(O)/tests/helpers/%.so: tests/helpers/%.c | pkgcheck
+	$(call say,CC,$@)
+	$(Q)mkdir -p $(dir $@) && $(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE -pthread $(CFLAGS) \
+		-fPIC -shared -fvisibility=hidden -o $@ $< -ldl
 
 # Unit tests are TAP programs; integration tests are TAP shell scripts that find the
 # binaries through SL_BUILD. prove prints the summary CI reads.

@@ -60,7 +60,7 @@ int cmd_export(int argc, char **argv)
 	run = strtoll(argv[optind], &end, 10);
 	if (*end || run <= 0)
 		return cli_error("bad run id '%s'", argv[optind]);
-	if (path && !(out = fopen(path, "w")))
+	if (path && !(out = fopen(path, "we")))
 		return cli_error("cannot create '%s': %s", path, strerror(errno));
 	r = sl_export_text(db, run, out, &st);
 	if (path && fclose(out) && r >= 0)

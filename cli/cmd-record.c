@@ -338,6 +338,8 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr,
 			"schedlens: removed %d stale instance(s) of dead schedlens processes\n",
 			sl_recorder_stale_removed(rep.rec));
+	if (sl_recorder_stale_warning(rep.rec)[0])
+		fprintf(stderr, "schedlens: warning: %s\n", sl_recorder_stale_warning(rep.rec));
 	sl_session_opts_live(&sopts, hi, topo, rep.rec, rep.db, rep.label);
 	r = sl_session_open(&sopts, &rc.session);
 	if (r < 0) {
@@ -411,8 +413,10 @@ out:
 		sl_session_result_free(&discard);
 	}
 	r = sl_recorder_close(rep.rec);
+	/* e.g. busy: a process the command left holds our instance; the data is whole and a
+	 * later recording removes the instance */
 	if (r < 0)
-		ret = cli_error("%s", sl_errmsg(r));
+		fprintf(stderr, "schedlens: warning: %s\n", sl_errmsg(r));
 out_free:
 	sl_session_result_free(&rep.res);
 	sl_comm_counts_free(counts);

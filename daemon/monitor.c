@@ -98,6 +98,8 @@ static int open_recorder(struct monitor *m)
 	if (sl_recorder_stale_removed(m->rec))
 		sd_log(SD_INFO, "removed %d stale tracefs instance(s) of dead schedlens processes",
 		       sl_recorder_stale_removed(m->rec));
+	if (sl_recorder_stale_warning(m->rec)[0])
+		sd_log(SD_WARNING, "%s", sl_recorder_stale_warning(m->rec));
 	if (sl_recorder_notes(m->rec)[0])
 		sd_log(SD_INFO, "recorder: %s", sl_recorder_notes(m->rec));
 	return 0;
@@ -118,7 +120,7 @@ static void close_recorder(struct monitor *m)
 	m->acc_lost += st.lost;
 	m->acc_gaps += st.gaps;
 	if ((err = sl_recorder_close(m->rec)) < 0)
-		sd_log(SD_ERR, "cannot remove the tracefs instance: %s", sl_errmsg(err));
+		sd_log(SD_WARNING, "%s", sl_errmsg(err));
 	m->rec = NULL;
 }
 

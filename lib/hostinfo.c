@@ -15,7 +15,7 @@
 /* Whole file as a string with trailing whitespace cut; NULL if unreadable or empty. */
 static char *read_text(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 
@@ -77,7 +77,7 @@ static char *preempt_from_version(const char *version)
 
 static char *cpu_model(void)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[512];
 	char *model = NULL;
 

@@ -108,6 +108,7 @@ struct sl_recorder {
 	bool fast_pages; /* rb-page.h reads our pages; else kbuffer */
 	clockid_t clock_id; /* user-space twin of the trace clock, -1 if none */
 	int stale_removed;
+	char stale_warning[2048]; /* stale instances still busy, "" if none */
 	char notes[1024];
 
 	int nr_cpus;
@@ -737,8 +738,11 @@ static int open_cpus(struct sl_recorder *rec)
 		cs->cpu = c;
 		cs->stats_fd = -1;
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
-		cs->watch_fd =
-			tracefs_instance_file_open(rec->si->inst, file, O_RDONLY | O_NONBLOCK);
+		/* close-on-exec: a child that inherits it keeps the instance busy (EBUSY) */
+		cs->watch_fd = tracefs_instance_file_open(rec->si->inst, file,
+							  O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (cs->watch_fd >= 0)
+			fcntl(cs->watch_fd, F_SETFD, FD_CLOEXEC); /* in case the flag was lost */
 		if (cs->watch_fd < 0) {
 			if (errno == ENOENT)
 				continue; /* a possible but absent CPU */
@@ -762,10 +766,14 @@ static int open_cpus(struct sl_recorder *rec)
 
 	rec->nr_readers = (rec->nr_cpus + per - 1) / per;
 	rec->readers = calloc(rec->nr_readers, sizeof(*rec->readers));
-	if (!rec->readers)
+	if (!rec->readers) {
+		rec->nr_readers = 0;
 		return -ENOMEM;
-	for (int i = 0; i < rec->nr_readers; i++)
+	}
+	for (int i = 0; i < rec->nr_readers; i++) {
 		rec->readers[i].pipe[0] = rec->readers[i].pipe[1] = -1;
+		rec->readers[i].epfd = -1;
+	}
 	for (int i = 0; i < rec->nr_readers; i++) {
 		struct reader *rd = &rec->readers[i];
 
@@ -775,9 +783,12 @@ static int open_cpus(struct sl_recorder *rec)
 								  (int)per;
 		rd->epfd = epoll_create1(EPOLL_CLOEXEC);
 		if (rd->epfd < 0)
-			return -errno;
-		if (pipe2(rd->pipe, O_CLOEXEC) < 0)
-			return -errno;
+			return sl_error(-errno, "cannot create an epoll instance: %s",
+					strerror(errno));
+		if (pipe2(rd->pipe, O_CLOEXEC) < 0) {
+			rd->pipe[0] = rd->pipe[1] = -1;
+			return sl_error(-errno, "cannot create a pipe: %s", strerror(errno));
+		}
 		/* a pipe holds one spliced page per slot: ask for SPLICE_PAGES slots */
 		fcntl(rd->pipe[1], F_SETPIPE_SZ, SPLICE_PAGES * rec->cpus[rd->first].page_size);
 		r = fcntl(rd->pipe[1], F_GETPIPE_SZ);
@@ -801,7 +812,8 @@ static int watch_cpus(struct sl_recorder *rec)
 			struct epoll_event ee = { .events = EPOLLIN, .data.u32 = rd->first + j };
 
 			if (epoll_ctl(rd->epfd, EPOLL_CTL_ADD, cs->watch_fd, &ee) < 0)
-				return -errno;
+				return sl_error(-errno, "cannot watch cpu %d's trace_pipe_raw: %s",
+						cs->cpu, strerror(errno));
 		}
 	}
 	return 0;
@@ -833,8 +845,9 @@ int sl_recorder_open(const struct sl_recorder_opts *opts, struct sl_recorder **r
 		return -ENOMEM;
 	}
 
-	if ((r = sl_instance_cleanup_stale(&rec->stale_removed)) < 0)
-		goto fail;
+	/* never fatal: a busy stale instance is retried later, ours gets a fresh name */
+	sl_instance_cleanup_stale(&rec->stale_removed, rec->stale_warning,
+				  sizeof(rec->stale_warning));
 	if ((r = sl_instance_create(opts->instance, &rec->si)) < 0)
 		goto fail;
 	if ((r = sl_instance_set_clock(rec->si)) < 0)
@@ -869,9 +882,14 @@ int sl_recorder_open(const struct sl_recorder_opts *opts, struct sl_recorder **r
 	rec->st.nr_readers = rec->nr_readers;
 	*ret_rec = rec;
 	return 0;
-fail:
+fail : {
+	/* the reason we failed, not a later "cannot remove" of the clean-up */
+	char why[1024];
+
+	snprintf(why, sizeof(why), "%s", sl_errmsg(r));
 	sl_recorder_close(rec);
-	return r;
+	return sl_error(r, "%s", why);
+}
 }
 
 const char *sl_recorder_clock(const struct sl_recorder *rec)
@@ -887,6 +905,11 @@ const char *sl_recorder_instance(const struct sl_recorder *rec)
 int sl_recorder_stale_removed(const struct sl_recorder *rec)
 {
 	return rec->stale_removed;
+}
+
+const char *sl_recorder_stale_warning(const struct sl_recorder *rec)
+{
+	return rec->stale_warning;
 }
 
 const char *sl_recorder_notes(const struct sl_recorder *rec)
@@ -940,8 +963,10 @@ static void read_tgids(struct sl_recorder *rec)
 	int pid, tgid;
 	FILE *f;
 
+	if (!rec->si || !rec->started)
+		return; /* nothing was recorded */
 	snprintf(path, sizeof(path), "%s/saved_tgids", rec->si->tracing_dir);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return;
 	while (fscanf(f, "%d %d", &pid, &tgid) == 2) {
@@ -1066,7 +1091,7 @@ int sl_recorder_close(struct sl_recorder *rec)
 	for (int i = 0; i < rec->nr_readers; i++) {
 		struct reader *rd = &rec->readers[i];
 
-		if (rd->epfd > 0)
+		if (rd->epfd >= 0)
 			close(rd->epfd);
 		if (rd->pipe[0] >= 0) {
 			close(rd->pipe[0]);

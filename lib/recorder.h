@@ -66,6 +66,11 @@ const char *sl_recorder_clock(const struct sl_recorder *rec);
 const char *sl_recorder_instance(const struct sl_recorder *rec);
 /* Stale instances removed by open(). */
 int sl_recorder_stale_removed(const struct sl_recorder *rec);
+/*
+ * Stale instances that could not be removed yet ("" if none), naming the pids that hold
+ * them: a warning, the recording goes on; owned by the recorder.
+ */
+const char *sl_recorder_stale_warning(const struct sl_recorder *rec);
 /* Fallbacks taken, one per line ("" if none); owned by the recorder. */
 const char *sl_recorder_notes(const struct sl_recorder *rec);
 /* The trace clock now, in ns (0 if the clock has no user-space equivalent). */
@@ -99,8 +104,11 @@ uint64_t sl_recorder_cpu_lost(const struct sl_recorder *rec, int cpu);
 int sl_recorder_tgid(const struct sl_recorder *rec, int pid);
 
 /*
- * Stops if needed, closes every reader, removes our instance and frees rec (NULL is
- * fine). Returns 0 or the error of the instance removal.
+ * Stops if needed, closes every reader, removes our instance and frees rec (NULL, or a
+ * recorder half-built by a failed open(), is fine). Returns 0 or the error of the
+ * instance removal: -EBUSY (a warning: the data is complete) when another process holds
+ * a file of the instance, its message naming them; the instance is then removed by a
+ * later recording.
  */
 int sl_recorder_close(struct sl_recorder *rec);
 

@@ -75,7 +75,7 @@ int sl_topo_save(const struct sl_topo *topo, const char *path)
 
 	if (!text)
 		return -ENOMEM;
-	f = fopen(path, "w");
+	f = fopen(path, "we");
 	if (!f) {
 		err = sl_error(-errno, "cannot write '%s': %s", path, strerror(errno));
 		free(text);

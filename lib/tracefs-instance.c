@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <tracefs/tracefs.h>
 
 #include "error.h"
+#include "proc.h"
 #include "tracefs-instance.h"
 
 static const char *const fix_mount = "mount it with 'mount -t tracefs nodev /sys/kernel/tracing'";
@@ -74,60 +76,162 @@ static bool pid_alive(long pid)
 	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-int sl_instance_cleanup_stale(int *ret_removed)
+/*
+ * Our own instances that could not be removed yet (a process still holds one of their
+ * files): a long-running process (the daemon) retries them at its next start, another
+ * process once we are gone. Other instances named after our pid belong to a dead process
+ * whose pid we reuse: left for the next process.
+ */
+#define MAX_PENDING 16
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static char pending[MAX_PENDING][64];
+
+static void pending_set(const char *name, bool add)
+{
+	int free_slot = -1;
+
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < MAX_PENDING; i++) {
+		if (!strcmp(pending[i], name)) {
+			if (!add)
+				pending[i][0] = '\0';
+			goto out;
+		}
+		if (!pending[i][0] && free_slot < 0)
+			free_slot = i;
+	}
+	if (add && free_slot >= 0)
+		snprintf(pending[free_slot], sizeof(pending[free_slot]), "%s", name);
+out:
+	pthread_mutex_unlock(&pending_lock);
+}
+
+static bool pending_has(const char *name)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < MAX_PENDING && !found; i++)
+		found = !strcmp(pending[i], name);
+	pthread_mutex_unlock(&pending_lock);
+	return found;
+}
+
+/* The owner's pid of "schedlens.<pid>" or "schedlens.<pid>.<n>"; -1 if not one of ours. */
+static long owner_pid(const char *name)
+{
+	const char *num = name + strlen(SL_INSTANCE_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, SL_INSTANCE_PREFIX, strlen(SL_INSTANCE_PREFIX)) || *num < '1' ||
+	    *num > '9')
+		return -1;
+	pid = strtol(num, &end, 10);
+	if (*end == '.' && end[1] >= '0' && end[1] <= '9')
+		strtol(end + 1, &end, 10);
+	return *end || pid <= 0 ? -1 : pid;
+}
+
+/* "pid 123 (sleep), 456 (sh)" or what we know when nobody visible holds it. */
+static void busy_holders(const char *name, int err, char *buf, size_t len)
+{
+	char dir[1100], who[400];
+	const char *tdir = tracefs_tracing_dir();
+	int n;
+
+	if (err != EBUSY) {
+		snprintf(buf, len, "%s", strerror(err));
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/instances/%s", tdir ? tdir : "/sys/kernel/tracing", name);
+	n = sl_proc_holders(NULL, dir, who, sizeof(who));
+	if (n > 0)
+		snprintf(buf, len, "busy, held open by %s %s", n > 1 ? "pids" : "pid", who);
+	else
+		snprintf(buf, len, "busy, held by no process we can see in /proc");
+}
+
+static void append(char *buf, size_t len, const char *msg)
+{
+	size_t used = strlen(buf);
+
+	if (used + 3 < len)
+		snprintf(buf + used, len - used, "%s%s", used ? "; " : "", msg);
+}
+
+int sl_instance_cleanup_stale(int *ret_removed, char *warn, size_t warn_len)
 {
 	/* filtered here: libtracefs 1.6.4 compiles the regex as POSIX basic (no "+") */
 	char **names = tracefs_instances(NULL);
-	int removed = 0, err = 0;
+	int removed = 0;
 
-	if (!names) {
-		if (ret_removed)
-			*ret_removed = 0;
-		return 0;
-	}
-	for (char **n = names; *n; n++) {
-		const char *num = *n + strlen(SL_INSTANCE_PREFIX);
+	if (warn_len)
+		warn[0] = '\0';
+	for (char **n = names; n && *n; n++) {
 		struct tracefs_instance *inst;
-		char *end;
-		long pid;
+		long pid = owner_pid(*n);
+		char why[600], msg[800];
 
-		if (strncmp(*n, SL_INSTANCE_PREFIX, strlen(SL_INSTANCE_PREFIX)) || !*num)
+		if (pid < 0)
 			continue;
-		pid = strtol(num, &end, 10);
-		if (*end || pid <= 0 || pid == getpid() || pid_alive(pid))
+		if (pid == getpid() ? !pending_has(*n) : pid_alive(pid))
 			continue;
 		inst = tracefs_instance_alloc(NULL, *n);
 		if (!inst)
 			continue;
 		tracefs_trace_off(inst);
-		if (tracefs_instance_destroy(inst) == 0)
+		if (tracefs_instance_destroy(inst) == 0 || errno == ENOENT) {
 			removed++;
-		else if (!err)
-			err = sl_error(-errno, "cannot remove stale instance '%s': %s", *n,
-				       strerror(errno));
+			pending_set(*n, false);
+		} else {
+			busy_holders(*n, errno, why, sizeof(why));
+			snprintf(msg, sizeof(msg),
+				 "cannot remove stale tracefs instance '%s' yet (%s): "
+				 "retried by a later recording",
+				 *n, why);
+			append(warn, warn_len, msg);
+		}
 		tracefs_instance_free(inst);
 	}
 	tracefs_list_free(names);
 	if (ret_removed)
 		*ret_removed = removed;
-	return err;
+	return 0;
+}
+
+/* A name nobody uses: schedlens.<pid>, else schedlens.<pid>.<n> (ours still busy). */
+static int pick_name(const char *name, struct sl_instance *si, int attempt)
+{
+	if (name) {
+		if (attempt)
+			return -EEXIST;
+		snprintf(si->name, sizeof(si->name), "%s", name);
+	} else if (attempt >= 100) {
+		return -EEXIST;
+	} else if (attempt) {
+		snprintf(si->name, sizeof(si->name), SL_INSTANCE_PREFIX "%d.%d", (int)getpid(),
+			 attempt);
+	} else {
+		snprintf(si->name, sizeof(si->name), SL_INSTANCE_PREFIX "%d", (int)getpid());
+	}
+	return 0;
 }
 
 int sl_instance_create(const char *name, struct sl_instance **ret)
 {
 	struct sl_instance *si = calloc(1, sizeof(*si));
-	int err;
+	int err, attempt = 0;
 
 	if (!si)
 		return -ENOMEM;
-	if (name)
-		snprintf(si->name, sizeof(si->name), "%s", name);
-	else
-		snprintf(si->name, sizeof(si->name), SL_INSTANCE_PREFIX "%d", (int)getpid());
-	if (tracefs_instance_exists(si->name)) {
+retry:
+	if (pick_name(name, si, attempt++) < 0) {
 		err = sl_error(-EEXIST, "tracefs instance '%s' exists already", si->name);
 		goto fail;
 	}
+	if (tracefs_instance_exists(si->name))
+		goto retry;
 	si->inst = tracefs_instance_create(si->name);
 	if (!si->inst) {
 		err = sl_error(-SL_ETRACE, "cannot create tracefs instance '%s': %s", si->name,
@@ -137,8 +241,8 @@ int sl_instance_create(const char *name, struct sl_instance **ret)
 	/* create() attaches silently to an instance that appeared meanwhile: not ours */
 	if (!tracefs_instance_is_new(si->inst)) {
 		tracefs_instance_free(si->inst);
-		err = sl_error(-EEXIST, "tracefs instance '%s' exists already", si->name);
-		goto fail;
+		si->inst = NULL;
+		goto retry;
 	}
 	/* a new instance starts with tracing on: nothing is enabled yet, but keep it quiet */
 	if (tracefs_trace_off(si->inst) < 0) {
@@ -217,6 +321,8 @@ int sl_instance_enable_event(struct sl_instance *si, const char *system, const c
 
 int sl_instance_trace_on(struct sl_instance *si)
 {
+	if (!si || !si->inst)
+		return -EINVAL;
 	return tracefs_trace_on(si->inst) < 0 ?
 		       sl_error(-SL_ETRACE, "cannot turn tracing on in '%s'", si->name) :
 		       0;
@@ -224,6 +330,8 @@ int sl_instance_trace_on(struct sl_instance *si)
 
 int sl_instance_trace_off(struct sl_instance *si)
 {
+	if (!si || !si->inst)
+		return 0; /* nothing was created: nothing traces */
 	return tracefs_trace_off(si->inst) < 0 ?
 		       sl_error(-SL_ETRACE, "cannot turn tracing off in '%s'", si->name) :
 		       0;
@@ -285,9 +393,19 @@ int sl_instance_destroy(struct sl_instance *si)
 	if (si->inst) {
 		tracefs_trace_off(si->inst);
 		tracefs_event_disable(si->inst, NULL, NULL);
-		if (tracefs_instance_destroy(si->inst) < 0)
-			err = sl_error(-errno, "cannot remove tracefs instance '%s': %s", si->name,
-				       strerror(errno));
+		if (tracefs_instance_destroy(si->inst) < 0 && errno != ENOENT) {
+			char why[600];
+
+			err = -errno;
+			busy_holders(si->name, errno, why, sizeof(why));
+			/* kept in mind: the next recording of this process retries it */
+			pending_set(si->name, true);
+			err = sl_error(err, "cannot remove tracefs instance '%s' yet (%s): %s",
+				       si->name, why,
+				       err == -EBUSY ?
+					       "removed by a later recording once they close it" :
+					       "retried by a later recording");
+		}
 		tracefs_instance_free(si->inst);
 	}
 	free(si);

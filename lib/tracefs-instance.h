@@ -30,15 +30,19 @@ struct sl_instance {
 int sl_instance_check(const char **ret_dir);
 
 /*
- * Removes instances named schedlens.<pid> whose pid no longer exists (trace off first,
- * then rmdir). *ret_removed (may be NULL) counts them. A PID reused by another process
- * keeps its instance until that process exits.
+ * Removes instances named schedlens.<pid>[.<n>] whose pid no longer exists, and those of
+ * this process that sl_instance_destroy() could not remove (trace off first, then rmdir).
+ * *ret_removed (may be NULL) counts them. A PID reused by another process keeps its
+ * instance until that process exits. An instance still busy (a process holds one of its
+ * files) is left for a later call: warn (warn_len bytes, may be 0) then says which and
+ * names the pids that hold it, else is "". Never fails: returns 0.
  */
-int sl_instance_cleanup_stale(int *ret_removed);
+int sl_instance_cleanup_stale(int *ret_removed, char *warn, size_t warn_len);
 
 /*
- * Creates schedlens.<getpid()> (name NULL) or the given name, with tracing off in it.
- * Fails with -EEXIST if it exists already. Destroy with sl_instance_destroy().
+ * Creates the given name, or (name NULL) schedlens.<getpid()>, or schedlens.<pid>.<n> when
+ * that one exists still (busy), with tracing off in it. Fails with -EEXIST if the given
+ * name exists already. Destroy with sl_instance_destroy().
  */
 int sl_instance_create(const char *name, struct sl_instance **ret);
 
@@ -52,7 +56,7 @@ int sl_instance_record_tgid(struct sl_instance *si);
 bool sl_instance_has_event(struct sl_instance *si, const char *system, const char *event);
 /* Enables one event in our instance. */
 int sl_instance_enable_event(struct sl_instance *si, const char *system, const char *event);
-/* tracing_on of our instance. */
+/* tracing_on of our instance; trace_off accepts NULL (and does nothing). */
 int sl_instance_trace_on(struct sl_instance *si);
 int sl_instance_trace_off(struct sl_instance *si);
 
@@ -69,7 +73,9 @@ int sl_instance_cpu_lost_fd(int fd, unsigned long long *ret_lost);
 
 /*
  * Trace off, disable events, rmdir, free. Every trace_pipe_raw fd must be closed first
- * (rmdir fails with EBUSY otherwise). NULL is fine. Returns 0 or a negative errno.
+ * (rmdir fails with EBUSY otherwise). NULL is fine. Returns 0 or a negative errno: -EBUSY
+ * when another process holds a file of the instance (the message names the pids); the
+ * instance is then left, with tracing off, for sl_instance_cleanup_stale() to retry.
  */
 int sl_instance_destroy(struct sl_instance *si);
 
