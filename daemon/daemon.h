@@ -37,6 +37,7 @@ struct sd_config {
 	uint64_t buffer_kb;
 	uint64_t totals_every_ns;
 	uint64_t http_threads, http_max_connections, http_per_ip, http_timeout_ns, http_max_url;
+	uint64_t http_header_timeout_ns;
 	uint64_t http_max_args;
 };
 
