@@ -398,6 +398,11 @@ static const struct sl_web_asset *find_asset(const char *name)
 	return NULL;
 }
 
+bool sd_public_path(void *ctx, const char *path)
+{
+	return path[0] == '/' && find_asset(!strcmp(path, "/") ? "index.html" : path + 1);
+}
+
 void sd_route(void *ctx, const struct sl_http_req *req, struct sl_http_resp *resp)
 {
 	static const char *const none[] = { NULL };

@@ -317,6 +317,7 @@ int main(int argc, char **argv)
 			.max_url = d.cfg.http_max_url,
 			.max_query_args = d.cfg.http_max_args,
 			.handler = sd_route,
+			.public_path = sd_public_path,
 			.ctx = &d,
 		};
 		bool loopback = false;

@@ -415,7 +415,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED);
 	mark_request(h, conn, true);
-	if (!authorized(h, conn)) {
+	if (!authorized(h, conn) &&
+	    !(h->opts.public_path && h->opts.public_path(h->opts.ctx, url))) {
 		__atomic_add_fetch(&h->unauthorized, 1, __ATOMIC_RELAXED);
 		sl_http_error(&resp, 401, "a valid 'Authorization: Bearer <token>' is required");
 		return reply(h, conn, &resp, true);

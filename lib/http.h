@@ -55,6 +55,9 @@ struct sl_http_opts {
 	size_t max_query_args; /* more is 400 */
 	sl_http_handler_fn handler;
 	void *ctx;
+	/* paths served without the token (the dashboard's static files, which hold no data:
+	 * a browser cannot send a header when it loads a page); NULL: none */
+	bool (*public_path)(void *ctx, const char *path);
 };
 
 /*
