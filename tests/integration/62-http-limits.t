@@ -60,7 +60,7 @@ ok "database of 6 hours of windows" '[ -s "$db" ]' || exit 1
 # tokens
 printf '                \n' >"$tmp/blank.tok"
 chmod 600 "$tmp/blank.tok"
-"$B/schedlensd" --db "$db" --listen "127.0.0.1:$port" --no-record \
+timeout 10 "$B/schedlensd" --db "$db" --listen "127.0.0.1:$port" --no-record \
 	--token-file "$tmp/blank.tok" >/dev/null 2>"$tmp/blank.err"
 rc=$?
 ok "a token file of 16 spaces is refused at start (exit $rc: $(head -c 120 "$tmp/blank.err"))" \
@@ -188,7 +188,7 @@ echo "# slow connections accepted $opened, still open at the end $alive; normal 
 ok "during 1,100 slow connections from 5 addresses, requests from a 6th answered within 1 s" \
 	'[ -n "$tries" ] && [ "$good" = "$tries" ] && awk -v w="$worst" "BEGIN { exit !(w < 1) }"'
 ok "every slow connection closed by the 2 s header deadline ($alive still open)" \
-	'[ "$alive" = 0 ]'
+	'[ "${opened:-0}" -gt 0 ] && [ "$alive" = 0 ]'
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base/api/v1/status")
 ok "the daemon serves normally afterwards ($code)" '[ "$code" = 200 ] && kill -0 "$dpid"'
 stop
