@@ -77,10 +77,9 @@ const struct sl_cfg_opt sd_options[] = {
 	OPT("http-threads", SL_CFG_UINT, http_threads, "2", 1, 16, 0, "HTTP thread pool size"),
 	/* libmicrohttpd counts a closed connection until its worker has cleaned it up, which
 	 * lags on a busy host: 128/64 reset connections of `ab -c 50` while recording */
-	OPT("http-max-connections", SL_CFG_UINT, http_max_connections, "1024", 1, 10000, 0,
-	    "concurrent HTTP connections"),
-	/* 32 per address: five addresses' worth of slow clients still leave 864 */
-	OPT("http-per-ip", SL_CFG_UINT, http_per_ip, "32", 1, 10000, 0,
+	OPT("http-max-connections", SL_CFG_UINT, http_max_connections, "4096", 1, 10000, 0,
+	    "concurrent HTTP connections (more than 5 addresses' http-per-ip: room for others)"),
+	OPT("http-per-ip", SL_CFG_UINT, http_per_ip, "256", 1, 10000, 0,
 	    "concurrent HTTP connections per client address"),
 	OPT("http-timeout", SL_CFG_DURATION, http_timeout_ns, "10s", 1000000000ull,
 	    3600000000000ull, 0, "idle HTTP connection timeout"),

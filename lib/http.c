@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -444,6 +445,32 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 static void free_http(struct sl_http *h);
 
+/*
+ * Room in the fd limit for max_connections sockets and 256 other fds (database, trace
+ * buffers, logs): the soft limit is raised towards the hard one when needed (systemd's
+ * default soft limit is 1024), else the connection limit is lowered to what fits, so
+ * libmicrohttpd's limit is reached before accept() fails with EMFILE.
+ */
+static unsigned int fit_fd_limit(unsigned int max_connections)
+{
+	rlim_t want = (rlim_t)max_connections + 256;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= want)
+		return max_connections;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want) {
+		rl.rlim_cur = want;
+		if (!setrlimit(RLIMIT_NOFILE, &rl))
+			return max_connections;
+	} else {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur > 256 + 16 ? (unsigned int)(rl.rlim_cur - 256) : 16;
+}
+
 int sl_http_start(const struct sl_http_opts *opts, struct sl_http **ret)
 {
 	struct sockaddr_storage sa;
@@ -484,7 +511,7 @@ int sl_http_start(const struct sl_http_opts *opts, struct sl_http **ret)
 	h->mhd = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)opts->threads,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)opts->max_connections,
+		MHD_OPTION_CONNECTION_LIMIT, fit_fd_limit(opts->max_connections),
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)opts->per_ip_connections,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)opts->timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_URI_LOG_CALLBACK, uri_logger, h,
