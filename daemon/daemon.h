@@ -37,6 +37,7 @@ struct sd_config {
 	uint64_t buffer_kb;
 	uint64_t totals_every_ns;
 	uint64_t http_threads, http_max_connections, http_per_ip, http_timeout_ns, http_max_url;
+	uint64_t http_header_timeout_ns;
 	uint64_t http_max_args;
 };
 
@@ -98,6 +99,8 @@ int sd_serve_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl_h
 struct sl_http_req;
 struct sl_http_resp;
 void sd_route(void *ctx, const struct sl_http_req *req, struct sl_http_resp *resp);
+/* The dashboard's static files: served without the token (they hold no data). */
+bool sd_public_path(void *ctx, const char *path);
 
 double sd_now_mono(void);
 

@@ -279,6 +279,16 @@ static void get_metrics(struct sd_daemon *d, struct sl_http_resp *resp)
 	resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
+static ssize_t stream_read(void *stream, char *buf, size_t max)
+{
+	return sl_db_stream_read(stream, buf, max);
+}
+
+static void stream_free(void *stream)
+{
+	sl_db_stream_free(stream);
+}
+
 static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
 		      int64_t id, const char *sub)
 {
@@ -290,6 +300,7 @@ static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct
 	static const char *const cargs[] = { "from", "to", NULL };
 	static const char *const gargs[] = { "group", NULL };
 	struct sl_store *store;
+	struct sl_db_stream *ws;
 	json_t *j = NULL;
 	int err;
 
@@ -316,7 +327,17 @@ static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct
 		q.limit = limit;
 		if (!(store = thread_store(d, resp)))
 			return;
-		err = sl_api_windows(store, id, &q, &j);
+		/* up to 100,000 rows: streamed from the statement, never built in memory */
+		err = sl_api_windows(store, id, &q, &ws);
+		if (err < 0) {
+			lib_error(resp, err);
+			return;
+		}
+		resp->stream = ws;
+		resp->read = stream_read;
+		resp->free_stream = stream_free;
+		resp->content_type = "application/json";
+		return;
 	} else if (!strcmp(sub, "/placement")) {
 		if (!only_args(req, resp, none) || !(store = thread_store(d, resp)))
 			return;
@@ -375,6 +396,11 @@ static const struct sl_web_asset *find_asset(const char *name)
 		if (!strcmp(sl_web_assets[i].name, name))
 			return &sl_web_assets[i];
 	return NULL;
+}
+
+bool sd_public_path(void *ctx, const char *path)
+{
+	return path[0] == '/' && find_asset(!strcmp(path, "/") ? "index.html" : path + 1);
 }
 
 void sd_route(void *ctx, const struct sl_http_req *req, struct sl_http_resp *resp)

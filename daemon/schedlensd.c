@@ -77,12 +77,15 @@ const struct sl_cfg_opt sd_options[] = {
 	OPT("http-threads", SL_CFG_UINT, http_threads, "2", 1, 16, 0, "HTTP thread pool size"),
 	/* libmicrohttpd counts a closed connection until its worker has cleaned it up, which
 	 * lags on a busy host: 128/64 reset connections of `ab -c 50` while recording */
-	OPT("http-max-connections", SL_CFG_UINT, http_max_connections, "1024", 1, 10000, 0,
-	    "concurrent HTTP connections"),
+	OPT("http-max-connections", SL_CFG_UINT, http_max_connections, "4096", 1, 10000, 0,
+	    "concurrent HTTP connections (more than 5 addresses' http-per-ip: room for others)"),
 	OPT("http-per-ip", SL_CFG_UINT, http_per_ip, "256", 1, 10000, 0,
 	    "concurrent HTTP connections per client address"),
 	OPT("http-timeout", SL_CFG_DURATION, http_timeout_ns, "10s", 1000000000ull,
 	    3600000000000ull, 0, "idle HTTP connection timeout"),
+	OPT("http-header-timeout", SL_CFG_DURATION, http_header_timeout_ns, "10s", 100000000ull,
+	    3600000000000ull, 0,
+	    "total time from accept (or the previous response) to a request's complete headers"),
 	OPT("http-max-url", SL_CFG_SIZE, http_max_url, "4k", 256, 65536, 0,
 	    "longest request target (path and query) accepted"),
 	OPT("http-max-args", SL_CFG_UINT, http_max_args, "16", 1, 256, 0,
@@ -230,27 +233,6 @@ void sd_reload(struct sd_daemon *d)
 	sd_log(SD_INFO, "configuration reloaded");
 }
 
-static int read_token(const char *path, char **ret)
-{
-	char buf[512];
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return sl_error(-errno, "cannot read token file '%s': %s", path, strerror(errno));
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	if (strlen(buf) < 16) {
-		explicit_bzero(buf, sizeof(buf));
-		return sl_error(-SL_EUSAGE, "token in '%s' is shorter than 16 characters", path);
-	}
-	*ret = strdup(buf);
-	explicit_bzero(buf, sizeof(buf));
-	return *ret ? 0 : -ENOMEM;
-}
-
 int main(int argc, char **argv)
 {
 	struct sd_daemon d = { .argc = argc, .argv = argv };
@@ -298,10 +280,18 @@ int main(int argc, char **argv)
 		}
 	}
 	sd_set_log_level(d.cfg.log_level);
-	if (d.cfg.token_file[0] && (err = read_token(d.cfg.token_file, &token)) < 0) {
-		sd_log(SD_ERR, "%s", sl_errmsg(err));
-		sl_config_free(sd_options, &d.cfg);
-		return 1;
+	if (d.cfg.token_file[0]) {
+		bool exposed = false;
+
+		if ((err = sl_config_read_token(d.cfg.token_file, &token, &exposed)) < 0) {
+			sd_log(SD_ERR, "%s", sl_errmsg(err));
+			sl_config_free(sd_options, &d.cfg);
+			return 1;
+		}
+		if (exposed)
+			sd_log(SD_WARNING,
+			       "token file '%s' is readable by its group or others (chmod 600 it)",
+			       d.cfg.token_file);
 	}
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGINT, &stop, NULL);
@@ -322,9 +312,11 @@ int main(int argc, char **argv)
 			.max_connections = d.cfg.http_max_connections,
 			.per_ip_connections = d.cfg.http_per_ip,
 			.timeout_s = d.cfg.http_timeout_ns / 1000000000ull,
+			.header_timeout_ms = d.cfg.http_header_timeout_ns / 1000000ull,
 			.max_url = d.cfg.http_max_url,
 			.max_query_args = d.cfg.http_max_args,
 			.handler = sd_route,
+			.public_path = sd_public_path,
 			.ctx = &d,
 		};
 		bool loopback = false;

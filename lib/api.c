@@ -191,14 +191,14 @@ static const char *metric_column(const char *name)
 }
 
 int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_window_query *q,
-		   json_t **ret)
+		   struct sl_db_stream **ret)
 {
 	sqlite3 *db = sl_store_db(store);
 	const char *grp = q->group ? q->group : "*", *col = NULL;
 	int limit = q->limit ? q->limit : 1000;
 	char sql[4096];
 	sqlite3_stmt *st;
-	json_t *arr, *o;
+	json_t *head;
 	int err;
 
 	if (limit < 1 || limit > 100000)
@@ -242,28 +242,14 @@ int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_w
 		sqlite3_bind_int64(st, 6,
 				   (int64_t)(q->step_ns > INT64_MAX ? INT64_MAX : q->step_ns));
 	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, grp, -1, SQLITE_STATIC);
+	/* copied: the stream outlives the request's strings */
+	sqlite3_bind_text(st, 2, grp, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, (int64_t)(q->from_ns > INT64_MAX ? INT64_MAX : q->from_ns));
 	sqlite3_bind_int64(st, 4, q->to_ns && q->to_ns < INT64_MAX ? (int64_t)q->to_ns : INT64_MAX);
 	sqlite3_bind_int(st, 5, limit + 1);
-	arr = json_array();
-	err = arr ? sl_db_rows_into(db, st, arr, "cannot read windows") : -ENOMEM;
-	sqlite3_finalize(st);
-	if (err) {
-		json_decref(arr);
-		return err;
-	}
-	o = json_pack("{s:I, s:s, s:s?, s:I, s:b}", "run_id", (json_int_t)run_id, "group", grp,
-		      "metric", col, "step_ns", (json_int_t)q->step_ns, "truncated",
-		      json_array_size(arr) > (size_t)limit);
-	if (json_array_size(arr) > (size_t)limit)
-		json_array_remove(arr, limit);
-	if (!o || json_object_set_new(o, "windows", arr)) {
-		json_decref(o);
-		return -ENOMEM;
-	}
-	*ret = o;
-	return 0;
+	head = json_pack("{s:I, s:s, s:s?, s:I}", "run_id", (json_int_t)run_id, "group", grp,
+			 "metric", col, "step_ns", (json_int_t)q->step_ns);
+	return sl_db_stream_new(st, head, "windows", (size_t)limit, ret);
 }
 
 int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "db-json.h"
 #include "store.h"
 
 /* Runs, newest first: at most limit (1..1000). */
@@ -37,9 +38,13 @@ struct sl_api_window_query {
 /* The column names the windows query accepts as metric, NULL-terminated. */
 extern const char *const sl_api_window_metrics[];
 
-/* Windows of a run, oldest first: {run_id, group, metric, windows:[...], truncated}. */
+/*
+ * Windows of a run, oldest first: {run_id, group, metric, step_ns, windows:[...],
+ * truncated}, streamed row by row (up to 100,000 rows, ~80 MB, never held in memory at once):
+ * the caller reads it with sl_db_stream_read() and frees it with sl_db_stream_free().
+ */
 int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_window_query *q,
-		   json_t **ret);
+		   struct sl_db_stream **ret);
 
 /* Placement (target-CPU choice) per group, from the run's windows. */
 int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret);

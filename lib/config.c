@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "config.h"
 #include "error.h"
@@ -427,4 +428,41 @@ void sl_config_free(const struct sl_cfg_opt *tab, void *obj)
 			*FIELD(obj, o, char *) = NULL;
 		}
 	}
+}
+
+int sl_config_read_token(const char *path, char **ret, bool *ret_exposed)
+{
+	char buf[512];
+	FILE *f = fopen(path, "re");
+	struct stat sb;
+	size_t n;
+	int err = 0;
+
+	if (!f)
+		return sl_error(-errno, "cannot read token file '%s': %s", path, strerror(errno));
+	if (fstat(fileno(f), &sb) < 0) {
+		err = sl_error(-errno, "cannot read token file '%s': %s", path, strerror(errno));
+		fclose(f);
+		return err;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	n = strlen(buf);
+	for (size_t i = 0; i < n && !err; i++)
+		if ((unsigned char)buf[i] <= ' ' || buf[i] == 0x7f)
+			err = sl_error(
+				-SL_EUSAGE,
+				"token in '%s' holds a blank or control character at byte %zu "
+				"(a token is one word of at least 16 characters)",
+				path, i + 1);
+	if (!err && n < 16)
+		err = sl_error(-SL_EUSAGE, "token in '%s' is shorter than 16 characters", path);
+	if (!err && !(*ret = strdup(buf)))
+		err = -ENOMEM;
+	explicit_bzero(buf, sizeof(buf));
+	if (!err)
+		*ret_exposed = (sb.st_mode & (S_IRWXG | S_IRWXO)) != 0;
+	return err;
 }

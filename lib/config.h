@@ -78,6 +78,15 @@ const struct sl_cfg_opt *sl_config_find(const struct sl_cfg_opt *tab, const char
 /* Frees the strings of obj (not obj itself). */
 void sl_config_free(const struct sl_cfg_opt *tab, void *obj);
 
+/*
+ * Reads a bearer token from the first line of path (CR/LF end it). Refuses a token that is
+ * shorter than 16 characters or holds a space, tab or control character (a file of blanks
+ * would be a token no client sends). Returns 0 with *ret (free after explicit_bzero) and
+ * *ret_exposed set when the file is readable by its group or others, or an error with
+ * the message set.
+ */
+int sl_config_read_token(const char *path, char **ret, bool *ret_exposed);
+
 /* Parsers shared with other modules: 0 or -SL_EUSAGE (no message). */
 int sl_config_parse_duration(const char *s, uint64_t *ret_ns);
 int sl_config_parse_size(const char *s, uint64_t *ret_bytes);

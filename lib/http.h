@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A small read-only HTTP server on libmicrohttpd for schedlensd: an internal polling
- * thread with epoll and a thread pool, limits on connections (total and per IP),
- * timeouts, URL and query length, an optional bearer token compared in constant time,
- * GET/HEAD only. Everything a handler does not decide (405, 401, 414, JSON error bodies,
+ * thread with epoll and a thread pool, limits on connections (total and per IP), an idle
+ * timeout and a total deadline for a request's headers, URL and query length, an optional
+ * bearer token compared in constant time, GET/HEAD only, streamed bodies for large
+ * responses. Everything a handler does not decide (405, 401, 414, JSON error bodies,
  * content types) is done here, so route handlers stay thin: they fill a struct sl_http_resp
  * with a JSON value or a static body.
  */
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct sl_http;
 struct sl_http_req;
@@ -26,6 +28,15 @@ struct sl_http_resp {
 	bool free_body;
 	const char *content_type; /* for body; json is always application/json */
 	const char *cache_control; /* NULL = "no-store" */
+	/*
+	 * Or a streamed body (chunked): read fills buf with up to max bytes and returns how
+	 * many, 0 at the end, negative on error (the connection is then closed mid-body);
+	 * free_stream releases stream once the response is done or abandoned. Both run on
+	 * the server thread that owns the connection.
+	 */
+	void *stream;
+	ssize_t (*read)(void *stream, char *buf, size_t max);
+	void (*free_stream)(void *stream);
 };
 
 typedef void (*sl_http_handler_fn)(void *ctx, const struct sl_http_req *req,
@@ -38,10 +49,15 @@ struct sl_http_opts {
 	unsigned int max_connections;
 	unsigned int per_ip_connections;
 	unsigned int timeout_s; /* idle connection timeout */
+	unsigned int header_timeout_ms; /* accept (or the previous response) to complete
+					 * headers; later the connection is shut down. 0: none */
 	size_t max_url; /* whole request target, query included; longer is 414 */
 	size_t max_query_args; /* more is 400 */
 	sl_http_handler_fn handler;
 	void *ctx;
+	/* paths served without the token (the dashboard's static files, which hold no data:
+	 * a browser cannot send a header when it loads a page); NULL: none */
+	bool (*public_path)(void *ctx, const char *path);
 };
 
 /*
@@ -72,6 +88,7 @@ struct sl_http_stats {
 	uint64_t requests;
 	uint64_t status_2xx, status_4xx, status_5xx;
 	uint64_t unauthorized;
+	uint64_t header_timeouts; /* connections shut down for slow headers */
 };
 
 void sl_http_get_stats(struct sl_http *h, struct sl_http_stats *ret);

@@ -75,20 +75,64 @@ window.SL.views = window.SL.views || {};
 
   // --- the API ------------------------------------------------------------------------
   SL.timings = []; // {path, ms, status} of this page's calls, newest last
+  // The bearer token, when the daemon wants one (--token-file): asked once in a form, kept in
+  // sessionStorage (this tab only, gone when it closes), sent as a header, never in a URL.
+  const TOKEN_KEY = 'schedlens.token';
+  const token = () => { try { return sessionStorage.getItem(TOKEN_KEY); } catch (e) { return null; } };
+  let asking = null; // one form for every call that got a 401
+  SL.askToken = function askToken(refused) {
+    if (asking) return asking;
+    asking = new Promise((resolve) => {
+      const input = SL.h('input', { id: 'sl-token', type: 'password', name: 'token', autocomplete: 'current-password', required: true, minlength: 16, spellcheck: 'false' });
+      const form = SL.h('form', { class: 'auth-form' },
+        SL.h('h2', { id: 'sl-token-title' }, 'This schedlensd needs a token'),
+        SL.h('p', { id: 'sl-token-help' }, refused
+          ? 'The daemon refused that token. Enter the one in its --token-file.'
+          : 'Enter the token from the daemon\'s --token-file. It is kept for this tab only.'),
+        SL.h('label', { for: 'sl-token' }, 'Token'), input,
+        SL.h('button', { type: 'submit' }, 'Use token'));
+      const box = SL.h('div', { class: 'auth', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'sl-token-title', 'aria-describedby': 'sl-token-help' }, form);
+      form.addEventListener('submit', (ev) => {
+        ev.preventDefault();
+        const v = input.value.trim();
+        if (!v) return;
+        try { sessionStorage.setItem(TOKEN_KEY, v); } catch (e) { /* storage off: this page only */ }
+        SL.sessionToken = v;
+        box.remove();
+        asking = null;
+        resolve(v);
+      });
+      document.body.appendChild(box);
+      input.focus();
+    });
+    return asking;
+  };
   SL.api = async function api(path, params, signal) {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(params || {}))
       if (v !== undefined && v !== null && v !== '') q.set(k, v);
     const url = '/api/v1/' + path + (q.toString() ? '?' + q : '');
-    const t0 = performance.now();
-    let res;
-    try {
-      res = await fetch(url, { signal, headers: { Accept: 'application/json' } });
-    } catch (e) {
-      if (e.name === 'AbortError') throw e;
-      throw new SL.ApiError(url, 0, 'the daemon did not answer (' + e.message + ')');
+    let res, ms;
+    for (let attempt = 0; ; attempt++) {
+      const headers = { Accept: 'application/json' };
+      const t = token() || SL.sessionToken;
+      if (t) headers.Authorization = 'Bearer ' + t;
+      const t0 = performance.now();
+      try {
+        res = await fetch(url, { signal, headers });
+      } catch (e) {
+        if (e.name === 'AbortError') throw e;
+        throw new SL.ApiError(url, 0, 'the daemon did not answer (' + e.message + ')');
+      }
+      ms = performance.now() - t0;
+      if (res.status !== 401 || attempt === 3) break;
+      // a token another call already replaced: retry with it before asking
+      const now = token() || SL.sessionToken;
+      if (!now || now === t) {
+        if (t) { try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* */ } SL.sessionToken = null; }
+        await SL.askToken(!!t);
+      }
     }
-    const ms = performance.now() - t0;
     SL.timings.push({ path: url, ms, status: res.status });
     if (SL.timings.length > 50) SL.timings.shift();
     let body = null;

@@ -3,8 +3,10 @@
 // against a server the wrapper (tests/integration/60-dashboard.t) started on loopback
 // with a database of two kernels' runs. Every view loads with no console error and no
 // failed request; the compare view shows the expected findings; the heatmap has one cell
-// per CPU. Screenshots of each view go to $SL_ARTEFACTS.
-//   SL_URL=http://127.0.0.1:PORT SL_ARTEFACTS=DIR SL_NR_CPUS=80 node --test dashboard.test.mjs
+// per CPU; with SL_TOKEN_URL and SL_TOKEN (a server with --token-file) the page asks for
+// the token once and sends it. Screenshots of each view go to $SL_ARTEFACTS.
+//   SL_URL=http://127.0.0.1:PORT [SL_TOKEN_URL=http://127.0.0.1:PORT2 SL_TOKEN=T]
+//   SL_ARTEFACTS=DIR SL_NR_CPUS=80 node --test dashboard.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
@@ -134,4 +136,40 @@ test('unknown view and bad run show messages, not a blank page', async () => {
   await page.waitForSelector('.state.empty');
   await page.goto(URL + '/#/lhp?run=999999');
   await page.waitForSelector('.state.empty');
+});
+
+// A daemon with --token-file (SL_TOKEN_URL, SL_TOKEN): the page asks for the token once in an
+// accessible form, keeps it in sessionStorage, sends it as a bearer header and never puts it
+// in a URL; a reload does not ask again.
+test('token: asked once, kept in sessionStorage, sent as a header, never in a URL', { skip: !process.env.SL_TOKEN_URL }, async () => {
+  const TURL = process.env.SL_TOKEN_URL, TOKEN = process.env.SL_TOKEN;
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const p = await ctx.newPage();
+  const seen = []; // {url, auth} of /api/v1 requests
+  const errs = [];
+  p.on('pageerror', (e) => errs.push('page error: ' + e.message));
+  p.on('request', (r) => { if (r.url().includes('/api/v1/')) seen.push({ url: r.url(), auth: r.headers().authorization || '' }); });
+  await p.goto(TURL + '/#/overview', { waitUntil: 'load' });
+  const dialog = p.getByRole('dialog', { name: 'This schedlensd needs a token' });
+  await dialog.waitFor({ timeout: 30000 });
+  assert.equal(await p.locator('.auth').count(), 1, 'one form for all the calls that got a 401');
+  await p.getByLabel('Token', { exact: true }).fill(TOKEN);
+  await p.getByRole('button', { name: 'Use token' }).click();
+  await p.waitForFunction(() => document.getElementById('main').dataset.ready === '1' && !document.querySelector('.state.loading'), null, { timeout: 60000 });
+  assert.deepEqual(await p.locator('.state.error').allTextContents(), [], 'no error panels once the token is given');
+  assert.equal(await p.locator('.auth').count(), 0, 'the form is gone');
+  assert.equal(await p.evaluate(() => sessionStorage.getItem('schedlens.token')), TOKEN, 'token in sessionStorage');
+  assert.equal(await p.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
+  await p.screenshot({ path: `${OUT}/token.png`, fullPage: true });
+  const before = seen.length;
+  await p.reload({ waitUntil: 'load' });
+  await p.waitForFunction(() => document.getElementById('main').dataset.ready === '1' && !document.querySelector('.state.loading'), null, { timeout: 60000 });
+  assert.equal(await p.locator('.auth').count(), 0, 'a reload does not ask again');
+  const after = seen.slice(before);
+  assert.ok(after.length >= 2, 'API calls after the reload');
+  assert.ok(after.every((s) => s.auth === 'Bearer ' + TOKEN), 'every call after the reload carries the token');
+  assert.ok(seen.every((s) => !s.url.includes(TOKEN) && !decodeURIComponent(s.url).includes(TOKEN)), 'the token is in no URL');
+  assert.ok(!(await p.evaluate(() => location.href)).includes(TOKEN), 'nor in the page URL');
+  assert.deepEqual(errs, []);
+  await ctx.close();
 });

@@ -6,14 +6,20 @@
 # rule, 2 runs each on an 80-CPU 4-socket shape), stores their comparison, starts
 # schedlensd --no-record on a free loopback port (it serves the database and records
 # nothing of this machine), and runs tests/browser/dashboard.test.mjs (Debian's chromium,
-# headless, playwright-core). Screenshots go to $SL_BUILD/artefacts/dashboard.
+# headless, playwright-core), also against a second server with --token-file (the page
+# asks for the token once). Screenshots go to $SL_BUILD/artefacts/dashboard.
 set -u
 B=${SL_BUILD:?}
 S=${SL_SRC:?}
 art=$B/artefacts/dashboard
 tmp=$(mktemp -d)
 pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$tmp"; }
+tpid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
 
 if [ ! -x /usr/bin/chromium ] || ! command -v npm >/dev/null || ! command -v sqlite3 >/dev/null; then
@@ -41,11 +47,24 @@ else
 	echo "not ok 2 - schedlensd --no-record ($state)"; sed 's/^/# /' "$tmp/server.log"; exit 1
 fi
 
+# a second server over the same database with a token: the dashboard asks for it once
+tport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+token=0123456789abcdef-dashboard-$$
+printf '%s\n' "$token" >"$tmp/token"
+chmod 600 "$tmp/token"
+"$B/schedlensd" --db "$tmp/db" --listen "127.0.0.1:$tport" --no-record --token-file "$tmp/token" \
+	>"$tmp/tserver.log" 2>&1 &
+tpid=$!
+for _ in $(seq 100); do
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$tport/api/v1/status")" = 401 ] && break
+	sleep 0.2
+done
+
 cd "$S/tests/browser" || exit 1
 if npm ci --no-audit --no-fund >"$tmp/npm.log" 2>&1; then echo "ok 3 - npm ci (playwright-core)"; else
 	echo "not ok 3 - npm ci"; sed 's/^/# /' "$tmp/npm.log"; exit 1; fi
 mkdir -p "$art"
-SL_URL=$url SL_ARTEFACTS=$art SL_NR_CPUS=80 node --test dashboard.test.mjs >"$tmp/browser.log" 2>&1
+SL_URL=$url SL_TOKEN_URL=http://127.0.0.1:$tport SL_TOKEN=$token SL_ARTEFACTS=$art SL_NR_CPUS=80 node --test dashboard.test.mjs >"$tmp/browser.log" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/browser.log" | grep -v '^# *$' | grep -E '^# (ok|not ok|# )|error|screenshot|actual|expected' | head -60
 if [ $rc -eq 0 ]; then echo "ok 4 - browser test ($(grep -c '^ok' "$tmp/browser.log") checks), screenshots in $art"; else

@@ -4,14 +4,18 @@
  * loopback or not, malformed), the constant-time token compare, and a server on a loopback
  * port driven by a tiny client: bearer token (missing, wrong, right), GET/HEAD only (405
  * with Allow), the request-target limit (414), the query-argument limit (400), JSON error
- * bodies and the counters.
+ * bodies and the counters; blanks after the token, paths served without it, a streamed
+ * (chunked) body and its free callback, and the total deadline for a request's headers
+ * against a client that sends a header byte every 100 ms.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -68,11 +72,61 @@ static void test_token(void)
 	}
 }
 
+#define STREAM_PIECES 20000 /* of 10 bytes: 200 KB, many 64 KB reads */
+
+struct pieces {
+	int left;
+	int *freed;
+};
+
+static ssize_t pieces_read(void *stream, char *buf, size_t max)
+{
+	struct pieces *p = stream;
+	size_t n = 0;
+
+	/* whole pieces only, as a row-by-row producer hands them out */
+	while (p->left && max - n >= 10) {
+		memcpy(buf + n, "0123456789", 10);
+		n += 10;
+		p->left--;
+	}
+	return (ssize_t)n;
+}
+
+static void pieces_free(void *stream)
+{
+	struct pieces *p = stream;
+
+	(*p->freed)++;
+	free(p);
+}
+
+static int streams_freed;
+
+static bool is_public(void *ctx, const char *path)
+{
+	return !strcmp(path, "/public");
+}
+
 static void handler(void *ctx, const struct sl_http_req *req, struct sl_http_resp *resp)
 {
 	const char *path = sl_http_path(req);
 
-	if (!strcmp(path, "/ok")) {
+	if (!strcmp(path, "/stream")) {
+		struct pieces *p = malloc(sizeof(*p));
+
+		if (!p)
+			return;
+		*p = (struct pieces){ STREAM_PIECES, &streams_freed };
+		resp->stream = p;
+		resp->read = pieces_read;
+		resp->free_stream = pieces_free;
+		resp->content_type = "text/plain";
+	} else if (!strcmp(path, "/public")) {
+		resp->body = "public";
+		resp->len = 6;
+		resp->content_type = "text/plain";
+	} else if (!strcmp(path, "/ok")) {
 		resp->json = json_pack("{s:s}", "hello", "world");
 	} else if (!strcmp(path, "/empty")) {
 		/* no response at all: the server answers 500 */
@@ -117,6 +171,7 @@ static void test_server(void)
 		.max_url = 256,
 		.max_query_args = 3,
 		.handler = handler,
+		.public_path = is_public,
 	};
 	struct sl_http *h = NULL;
 	struct sl_http_stats st;
@@ -174,6 +229,46 @@ static void test_server(void)
 	is_int(st.unauthorized, 3, "unauthorized counted");
 	is_int(st.status_2xx, 3, "2xx counted");
 	is_int(st.status_5xx, 1, "5xx counted");
+
+	/* RFC 9110 optional whitespace around the value: spaces and tabs after the token */
+	is_int(request(port, "GET /ok HTTP/1.0\r\nAuthorization: Bearer " TOKEN " \t \r\n\r\n", buf,
+		       sizeof(buf)),
+	       200, "token followed by spaces and a tab: 200");
+	is_int(request(port, "GET /ok HTTP/1.0\r\nAuthorization: Bearer " TOKEN "\t\r\n\r\n", buf,
+		       sizeof(buf)),
+	       200, "token followed by a tab: 200");
+	is_int(request(port, "GET /ok HTTP/1.0\r\nAuthorization: Bearer " TOKEN " x\r\n\r\n", buf,
+		       sizeof(buf)),
+	       401, "token followed by a blank and more: 401");
+	is_int(request(port, "GET /public HTTP/1.0\r\n\r\n", buf, sizeof(buf)), 200,
+	       "a public path without the token: 200");
+	ok(strstr(buf, "\r\n\r\npublic"), "its body");
+	{
+		static char big[STREAM_PIECES * 10 + 4096];
+		char *body;
+		bool same = true;
+
+		snprintf(req, sizeof(req), "GET /stream HTTP/1.0\r\n%s\r\n", auth);
+		is_int(request(port, req, big, sizeof(big)), 200, "streamed body: 200");
+		body = strstr(big, "\r\n\r\n");
+		ok(body && strlen(body + 4) == STREAM_PIECES * 10, "all %d bytes arrive (%zu)",
+		   STREAM_PIECES * 10, body ? strlen(body + 4) : 0);
+		for (size_t i = 0; body && same && i < STREAM_PIECES * 10; i++)
+			same = body[4 + i] == '0' + (char)(i % 10);
+		ok(body && same, "in order");
+		snprintf(req, sizeof(req),
+			 "GET /stream HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n\r\n", auth);
+		is_int(request(port, req, big, sizeof(big)), 200,
+		       "streamed body over HTTP/1.1: 200");
+		ok(strstr(big, "Transfer-Encoding: chunked"), "chunked");
+		snprintf(req, sizeof(req), "HEAD /stream HTTP/1.0\r\n%s\r\n", auth);
+		is_int(request(port, req, big, sizeof(big)), 200, "HEAD of a stream: 200");
+		ok(!strstr(big, "0123456789"), "HEAD of a stream: no body");
+		/* the free callback runs once the connection is cleaned up, soon after */
+		for (int i = 0; i < 100 && streams_freed < 3; i++)
+			usleep(10000);
+		is_int(streams_freed, 3, "every stream freed");
+	}
 	sl_http_stop(h);
 	sl_http_stop(NULL);
 
@@ -187,10 +282,83 @@ static void test_server(void)
 	ok(sl_http_start(&o, &h) < 0, "zero threads refused");
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A client that never finishes its headers but is never idle either. */
+static void test_header_deadline(void)
+{
+	struct sl_http_opts o = {
+		.threads = 1,
+		.max_connections = 16,
+		.per_ip_connections = 8,
+		.timeout_s = 30,
+		.header_timeout_ms = 500,
+		.max_url = 256,
+		.max_query_args = 3,
+		.handler = handler,
+	};
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sl_http *h = NULL;
+	struct sl_http_stats st;
+	char listen[32], buf[4096];
+	int port = 0, err = -1, fd;
+	double t0, closed_after = -1;
+
+	for (int i = 0; i < 20 && err; i++) {
+		port = 30000 + (getpid() * 11 + i * 137 + 7) % 20000;
+		snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+		o.listen = listen;
+		err = sl_http_start(&o, &h);
+	}
+	if (!ok(err == 0, "server with a 500 ms header deadline listens on %s", listen))
+		return;
+	sa.sin_port = htons(port);
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ok(fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa)), "slow client connects");
+	t0 = now_s();
+	if (write(fd, "GET /ok HTTP/1.1\r\nHost: x\r\n", 27) != 27)
+		diag("cannot write the request line");
+	{
+		struct timeval tv = { 0, 100000 };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	/* a header byte every 100 ms, for up to 3 s: an idle timer would never fire */
+	while (now_s() - t0 < 3) {
+		ssize_t r;
+
+		if (send(fd, "X", 1, MSG_NOSIGNAL) != 1) {
+			closed_after = now_s() - t0;
+			break;
+		}
+		r = read(fd, buf, sizeof(buf));
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+			closed_after = now_s() - t0;
+			break;
+		}
+	}
+	close(fd);
+	ok(closed_after >= 0.4 && closed_after < 1.5,
+	   "the server closed the slow connection after %.2f s (deadline 0.5 s)", closed_after);
+	is_int(request(port, "GET /ok HTTP/1.0\r\n\r\n", buf, sizeof(buf)), 200,
+	       "a prompt client is served");
+	sl_http_get_stats(h, &st);
+	is_int(st.header_timeouts, 1, "one header timeout counted");
+	sl_http_stop(h);
+}
+
 int main(void)
 {
 	test_listen();
 	test_token();
 	test_server();
+	test_header_deadline();
 	return done_testing();
 }
