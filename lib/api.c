@@ -322,7 +322,8 @@ int sl_api_findings(struct sl_store *store, int limit, bool flagged_only, json_t
 	if ((err = query_run(db,
 			     "SELECT f.comparison_id, f.metric, f.grp AS \"group\", f.polarity, "
 			     "f.baseline_value, f.candidate_value, f.delta, f.rel_change, f.ci_low, "
-			     "f.ci_high, f.p_value, f.p_adjusted, f.verdict, f.explanation "
+			     "f.ci_high, f.p_value, f.p_adjusted, f.verdict, f.explanation, "
+			     "f.family, f.df, f.margin, f.severity, f.runs_needed "
 			     "FROM findings f WHERE f.comparison_id IN "
 			     "(SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
 			     "AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "

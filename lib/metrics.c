@@ -98,6 +98,22 @@ const struct sl_metric sl_metrics[] = {
 
 const size_t sl_nr_metrics = sizeof(sl_metrics) / sizeof(sl_metrics[0]);
 
+/* The primary family: one headline metric per question the product answers (idle CPUs
+ * missed, placement relative to the waker, latency, preemption, lock-holder preemption).
+ * Near-duplicates (policy_affine_share measures almost what waker_same_share does) stay
+ * secondary. */
+static const char *const primary_names[] = { "missed_idle_rate", "waker_same_share",
+					     "latency_p50",	 "preempt_share",
+					     "lhp_cost",	 NULL };
+
+bool sl_metric_primary(const struct sl_metric *m)
+{
+	for (int i = 0; primary_names[i]; i++)
+		if (!strcmp(m->name, primary_names[i]))
+			return true;
+	return false;
+}
+
 const struct sl_metric *sl_metric_find(const char *name)
 {
 	for (size_t i = 0; i < sl_nr_metrics; i++)
