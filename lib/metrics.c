@@ -228,7 +228,13 @@ void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, 
 	sl_metric_format(m, cand, v, sizeof(v));
 	sl_metric_format(m, base, was, sizeof(was));
 	format_delta(m, cand - base, d, sizeof(d));
-	if (m->kind != SL_MK_SHARE && base > 0)
+	/* a large change reads best as a ratio: "2.8x as often", "3.1x less often" */
+	if (base > 0 && cand > 0 && (cand / base >= 1.5 || base / cand >= 1.5))
+		snprintf(rel, sizeof(rel), ", %.2gx %s", cand > base ? cand / base : base / cand,
+			 m->kind == SL_MK_QUANTILE || !strcmp(m->unit, "ms/s") ?
+				 (cand > base ? "as long" : "shorter") :
+				 (cand > base ? "as often" : "less often"));
+	else if (m->kind != SL_MK_SHARE && base > 0)
 		snprintf(rel, sizeof(rel), " (%+.0f%%)", 100 * (cand - base) / base);
 	range_text(m, lo, hi, ci, sizeof(ci));
 	for (const char *t = m->text; *t && o + 1 < size;) {

@@ -137,6 +137,9 @@ static void test_buddy_vs_scan(const struct sl_topo *t)
 	f = finding(c, "postgres", "lhp_cost");
 	ok(f && f->verdict == SL_V_REGRESSION && f->cand > f->base,
 	   "postgres LHP cost flagged as a regression, up");
+	if (f)
+		diag("lhp_cost: %s p %g p_adj %g df %g n %d/%d", sl_verdict_name(f->verdict), f->p,
+		     f->p_adj, f->df, f->n[0], f->n[1]);
 	if (f) {
 		diag("%s", f->explanation);
 		ok(strstr(f->explanation, "preempted lock holders of postgres kept their waiters "
