@@ -660,11 +660,38 @@ out:
 	return err;
 }
 
-/* A variance-ratio feature (s2 / v on d degrees of freedom) for the prior. */
+/* A group's run-to-run variance in the history: sums of squares and df per metric. */
+struct hgroup {
+	char name[SL_GROUP_LEN];
+	double ss[MAX_METRICS], df[MAX_METRICS];
+};
+
+/*
+ * Variance-ratio features (s2 / v on d degrees of freedom) for the common prior, and the
+ * history's pooled run-to-run variance per group and metric.
+ */
 struct features {
 	double *r, *d;
 	size_t n, cap;
+	struct hgroup *hg;
+	int nr_hg;
 };
+
+static struct hgroup *find_hgroup(struct features *fs, const char *name, bool add)
+{
+	struct hgroup *h;
+
+	for (int i = 0; i < fs->nr_hg; i++)
+		if (!strcmp(fs->hg[i].name, name))
+			return &fs->hg[i];
+	if (!add || !(h = realloc(fs->hg, sizeof(*h) * (fs->nr_hg + 1))))
+		return NULL;
+	fs->hg = h;
+	h = &fs->hg[fs->nr_hg++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	return h;
+}
 
 static int add_feature(struct features *fs, double s2, double d, double v)
 {
@@ -723,10 +750,18 @@ static int kernel_features(sqlite3 *db, const struct sl_compare_opts *o, struct 
 			err = -ENOMEM;
 		else
 			err = unit_stats(&bc, &g->side[0], &rng, y, w);
+		struct hgroup *hg = err ? NULL : find_hgroup(fs, g->name, true);
+
+		if (!err && !hg)
+			err = -ENOMEM;
 		for (size_t m = 0; m < sl_nr_metrics && !err; m++) {
 			const double *yy[2] = { y, y }, *ww[2] = { w, w };
 
 			unit_model(yy, ww, nr, m, n, &s2, &d, &v);
+			if (d > 0 && !isnan(s2)) {
+				hg->ss[m] += s2 * d;
+				hg->df[m] += d;
+			}
 			err = add_feature(fs, s2, d, v);
 		}
 		free(y);
@@ -737,9 +772,9 @@ static int kernel_features(sqlite3 *db, const struct sl_compare_opts *o, struct 
 }
 
 /*
- * The database's history: comparable runs (c's label and topology) outside the
- * comparison, newest first, at most o->history_runs, grouped by kernel release; runs of
- * one kernel are replicates of each other.
+ * The database's history: comparable runs (c's label and topology) of kernels with two
+ * or more such runs, outside the comparison, newest first, at most o->history_runs,
+ * grouped by kernel release; runs of one kernel are replicates of each other.
  */
 static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 			    const struct sl_comparison *c, struct features *fs)
@@ -754,13 +789,18 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 		return 0;
 	ho.segment_ns = 0;
 	if (sqlite3_prepare_v2(db,
-			       "SELECT r.id, r.kernel_release FROM runs r JOIN hosts h ON "
-			       "h.id = r.host_id WHERE r.workload = ?1 AND h.topo_hash = ?2 "
-			       "ORDER BY r.kernel_release, r.id DESC",
+			       "SELECT id, kernel_release FROM (SELECT r.id, r.kernel_release "
+			       "FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.workload = ?1 "
+			       "AND h.topo_hash = ?2 AND (SELECT count(*) FROM runs r2 JOIN hosts "
+			       "h2 ON h2.id = r2.host_id WHERE r2.kernel_release = r.kernel_release "
+			       "AND r2.workload = ?1 AND h2.topo_hash = ?2) >= 2 "
+			       "ORDER BY r.id DESC LIMIT ?3) "
+			       "ORDER BY kernel_release, id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, c->label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, c->topo_hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, o->history_runs + c->side[0].nr_runs + c->side[1].nr_runs);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *k = (const char *)sqlite3_column_text(st, 1);
@@ -831,7 +871,7 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 		goto out;
 	c->prior_features = (int)fs.n;
 	sl_stats_fit_prior(fs.r, fs.d, fs.n, &c->prior_s02, &c->prior_d0);
-	info = c->prior_d0 > 0;
+	info = c->prior_d0 > 0 || fs.nr_hg > 0;
 	for (size_t i = 0; i < c->nr_findings; i++)
 		info |= c->findings[i].verdict != SL_V_INSUFFICIENT && c->findings[i].d > 0;
 	/* nothing at all is known of run-to-run variance: the old rule of thumb */
@@ -841,8 +881,8 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 	c->floor_scale = o->floor_scale;
 	if (!info)
 		sl_cmp_note(c,
-			    "single run%s on a side and no comparable runs: run-to-run variance "
-			    "unknown, intervals widened %gx and the relative threshold doubled",
+			    "one run%s a side and no comparable runs: run-to-run variance unknown, "
+			    "nothing flagged or shown equivalent (intervals widened %gx)",
 			    o->segment_ns ? " or segment" : "", o->single_run_factor);
 	else if (c->prior_d0 > 0)
 		sl_cmp_note(c,
@@ -853,10 +893,22 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 		struct sl_finding *f = &c->findings[i];
 		double sigma2, se, q, d0 = c->prior_d0, r;
 
+
+		const struct hgroup *hg = find_hgroup(&fs, f->grp, false);
+		size_t m = (size_t)(f->metric - sl_metrics);
+
 		p[0][i] = p[1][i] = NAN;
 		if (f->verdict == SL_V_INSUFFICIENT)
 			continue;
-		if (f->v > 0) {
+		if (hg && hg->df[m] > 0) {
+			/* this group's own history: replicates of other kernels */
+			double dh = hg->df[m], sh = hg->ss[m] / dh;
+
+			sigma2 = (dh * sh + (f->d > 0 ? f->d * f->s2 : 0)) / (dh + f->d);
+			if (f->v > sigma2)
+				sigma2 = f->v;
+			f->df = dh + f->d;
+		} else if (f->v > 0) {
 			if (d0 > 0 || f->d > 0) {
 				if (isinf(d0))
 					r = c->prior_s02;
@@ -910,7 +962,9 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 		f->p_adj = adj[f->primary ? 0 : 1][i];
 		f->margin = fmax(c->rel_threshold * fabs(f->base), floor);
 		f->severity = f->margin > 0 ? fabs(f->delta) / f->margin : NAN;
-		if (f->p_adj < o->alpha && fabs(f->rel) >= c->rel_threshold &&
+		/* without any estimate of run-to-run variance nothing can be concluded: two
+		 * lab runs of one kernel can differ several-fold (README) */
+		if (info && f->p_adj < o->alpha && fabs(f->rel) >= c->rel_threshold &&
 		    fabs(f->delta) >= floor) {
 			if (m->polarity == SL_MPOL_NEUTRAL)
 				f->verdict = SL_V_CHANGE;
@@ -918,7 +972,7 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 				f->verdict = SL_V_REGRESSION;
 			else
 				f->verdict = SL_V_IMPROVEMENT;
-		} else if (f->ci_lo > -f->margin && f->ci_hi < f->margin) {
+		} else if (info && f->ci_lo > -f->margin && f->ci_hi < f->margin) {
 			f->verdict = SL_V_EQUIVALENT;
 		} else {
 			f->verdict = SL_V_INCONCLUSIVE;
@@ -936,6 +990,8 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 			f->runs_needed = half > 0 ? runs_for(f->s2, need, z,
 							     f->n[0] > f->n[1] ? f->n[0] : f->n[1]) :
 						    99;
+			if (!info && f->runs_needed < 2)
+				f->runs_needed = 2;
 			if (f->primary && f->runs_needed > c->runs_needed)
 				c->runs_needed = f->runs_needed;
 		}
@@ -954,6 +1010,7 @@ out:
 	}
 	free(fs.r);
 	free(fs.d);
+	free(fs.hg);
 	return err;
 }
 
@@ -1037,7 +1094,8 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 		return sl_error(-SL_ERANGE, "metric table larger than %d", MAX_METRICS);
 	}
 	if (o.resamples < 100 || o.resamples > 1000000 || o.alpha <= 0 || o.alpha >= 1 ||
-	    o.rel_threshold < 0 || o.floor_scale < 0 || o.single_run_factor < 1) {
+	    o.rel_threshold < 0 || o.floor_scale < 0 || o.single_run_factor < 1 ||
+	    o.history_runs < 0 || o.history_runs > 10000) {
 		free(c);
 		return sl_error(-SL_EUSAGE,
 				"comparison settings out of range (resamples %d, "
