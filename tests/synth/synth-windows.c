@@ -223,6 +223,8 @@ int synth_win_to_store(struct sl_store *store, const struct synth_win_config *cf
 				b *= cfg->lhp_factor;
 			b = k < R_LHP ? log(b / (1 - b)) : log(b);
 			run[g][k] = b + cfg->run_sd * normal(&r);
+			if (g == 1 && k == P_WAKER_SAME && cfg->waker_same > 0)
+				run[g][k] = log(cfg->waker_same / (100 - cfg->waker_same));
 		}
 	for (int i = 0; i < cfg->windows; i++) {
 		push_group(w, &r, cfg, SL_GROUP_ALL, 1.5, run[0], id, i);

@@ -25,7 +25,9 @@ struct synth_win_config {
 	double run_sd; /* run effect, logit or log scale: 0.10 (about 2.5 pts at 45%) */
 	double window_sd; /* window effect: 0.10 */
 	double shift_pts; /* added to postgres' waker-same share (points, moved from llc) */
-	double lhp_factor; /* multiplies postgres' lock-holder preemption rate and cost: 1 */
+	double lhp_factor; /* multiplies postgres' lock-holder preemption rate: 1 */
+	double waker_same; /* > 0: postgres' waker-same share of this run, exactly (no run
+			    * effect), in percent */
 };
 
 void synth_win_default(struct synth_win_config *cfg);
