@@ -66,9 +66,9 @@ static json_t *finding_json(const struct sl_finding *f)
 	json_object_set_new(o, "df", num_or_null(f->df));
 	json_object_set_new(o, "margin", num_or_null(f->margin));
 	json_object_set_new(o, "severity", num_or_null(f->severity));
-	json_object_set_new(o, "runs_needed", f->verdict == SL_V_INCONCLUSIVE ?
-							  json_integer(f->runs_needed) :
-							  json_null());
+	json_object_set_new(o, "runs_needed",
+			    f->verdict == SL_V_INCONCLUSIVE ? json_integer(f->runs_needed) :
+							      json_null());
 	return o;
 }
 

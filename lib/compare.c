@@ -2,11 +2,13 @@
 /*
  * The comparison itself: loads the windows of the selected runs, groups them by window
  * group, side and unit (a run, or a segment of one), and tests every metric with a
- * hierarchical bootstrap. Each resample draws the side's units with replacement, then
- * moving blocks of consecutive windows within each unit, and recomputes the pooled metric
+ * moderated t on unit values (README.md "Comparing kernels"). Each unit's value is pooled
  * (sum of numerators over sum of denominators, or a quantile of the merged latency
- * histogram: never a mean of per-window ratios). Block sums come from prefix sums, so a
- * resample costs one subtraction per column per block.
+ * histogram: never a mean of per-window ratios) and its within-run variance comes from a
+ * moving-block bootstrap of its windows; block sums come from prefix sums, so a resample
+ * costs one subtraction per column per block. Run-to-run variance is the units' residual
+ * variance, shrunk toward the history's (comparable runs of other kernels) or toward an
+ * empirical-Bayes prior fitted over every metric and group.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -57,8 +59,8 @@ struct loaded {
 
 const char *sl_verdict_name(enum sl_verdict v)
 {
-	static const char *const names[] = { "regression",   "improvement",	 "change",
-					     "equivalent",   "inconclusive",	 "insufficient_data" };
+	static const char *const names[] = { "regression", "improvement",  "change",
+					     "equivalent", "inconclusive", "insufficient_data" };
 
 	return v <= SL_V_INSUFFICIENT ? names[v] : "?";
 }
@@ -893,7 +895,6 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 		struct sl_finding *f = &c->findings[i];
 		double sigma2, se, q, d0 = c->prior_d0, r;
 
-
 		const struct hgroup *hg = find_hgroup(&fs, f->grp, false);
 		size_t m = (size_t)(f->metric - sl_metrics);
 
@@ -982,14 +983,15 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 			need = fabs(fabs(f->delta) - f->margin);
 			z = fabs(f->delta) < f->margin ?
 				    1.96 :
-				    -sl_stats_t_quantile(o->alpha / 2 / (fam[f->primary ? 0 : 1] ?
-										 fam[f->primary ? 0 :
-												  1] :
-										 1),
+				    -sl_stats_t_quantile(o->alpha / 2 /
+								 (fam[f->primary ? 0 : 1] ?
+									  fam[f->primary ? 0 : 1] :
+									  1),
 							 1e9);
-			f->runs_needed = half > 0 ? runs_for(f->s2, need, z,
-							     f->n[0] > f->n[1] ? f->n[0] : f->n[1]) :
-						    99;
+			f->runs_needed = half > 0 ?
+						 runs_for(f->s2, need, z,
+							  f->n[0] > f->n[1] ? f->n[0] : f->n[1]) :
+						 99;
 			if (!info && f->runs_needed < 2)
 				f->runs_needed = 2;
 			if (f->primary && f->runs_needed > c->runs_needed)
@@ -1058,8 +1060,9 @@ static void summarize(struct sl_comparison *c)
 			     "%s vs %s: %d regression%s, %d improvement%s, %d neutral change%s, "
 			     "%d inconclusive, %d equivalent (%d vs %d run%s, %zu vs %zu windows)",
 			     b, k, c->regressions, c->regressions == 1 ? "" : "s", c->improvements,
-			     c->improvements == 1 ? "" : "s", c->changes, c->changes == 1 ? "" : "s",
-			     c->inconclusive, c->equivalent, c->side[0].nr_runs, c->side[1].nr_runs,
+			     c->improvements == 1 ? "" : "s", c->changes,
+			     c->changes == 1 ? "" : "s", c->inconclusive, c->equivalent,
+			     c->side[0].nr_runs, c->side[1].nr_runs,
 			     c->side[1].nr_runs == 1 ? "" : "s", c->side[0].windows,
 			     c->side[1].windows);
 	if (o >= sizeof(c->summary))

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Kernel-vs-kernel comparison (DESIGN.md "Comparison"): selects a baseline and a
+ * Kernel-vs-kernel comparison (README.md "Comparing kernels"): selects a baseline and a
  * candidate set of runs (by kernel release, by run ids, or the previous kernel against
  * the current one for a workload label), loads their windows, and tests every metric of
- * lib/metrics.h for every group with a hierarchical bootstrap (runs, then moving blocks
- * of consecutive windows within a run), Holm-corrected across the whole family. A metric
- * is flagged only when it is significant, its relative change passes a threshold and its
- * absolute change passes the metric's floor. The comparison and its findings can be
- * stored (tables comparisons, comparison_runs, findings) and read back.
+ * lib/metrics.h for every group with a moderated t on run values: within-run variance from
+ * a block bootstrap of each run's windows, run-to-run variance from the runs, shrunk toward
+ * the database's history of comparable runs or an empirical-Bayes prior over all metrics.
+ * Primary metrics are Holm-adjusted, secondary ones Benjamini-Hochberg. A metric is flagged
+ * when significant, past the relative threshold and past its floor; equivalent when its
+ * interval lies within that margin; inconclusive otherwise. The comparison and its
+ * findings can be stored (tables comparisons, comparison_runs, findings) and read back.
  */
 #ifndef SL_COMPARE_H
 #define SL_COMPARE_H
@@ -49,8 +51,8 @@ struct sl_compare_opts {
 
 	/* statistics (sl_compare_opts_default) */
 	uint64_t seed; /* 1 */
-	int resamples; /* bootstrap resamples, 1000 */
-	double alpha; /* family-wise, after Holm: 0.01 */
+	int resamples; /* bootstrap resamples, 1000 (at most 400 per run's within variance) */
+	double alpha; /* primary family Holm, secondary BH: 0.01 */
 	double rel_threshold; /* |relative change| to flag: 0.10 */
 	double floor_scale; /* multiplies every metric's absolute floor: 1 */
 	double single_run_factor; /* no run-to-run variance known at all (one run a side and no
@@ -98,7 +100,7 @@ struct sl_comparison {
 	struct sl_cmp_side side[2]; /* [0] baseline, [1] candidate */
 	char label[128];
 	char topo_hash[32];
-	bool single_run; /* a side has one run (or segment): intervals were widened */
+	bool single_run; /* nothing known of run-to-run variance: intervals were widened */
 	double single_run_factor; /* by this much (1 when not single_run) */
 	double rel_threshold, floor_scale; /* as applied */
 	uint64_t seed;

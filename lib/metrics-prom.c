@@ -296,7 +296,7 @@ static void render_findings(FILE *f, const struct sl_prom *p, const json_t *find
 	const json_t *arr = json_object_get(findings, "findings"), *fi;
 	json_int_t id = json_integer_value(json_object_get(comp, "id"));
 	char h[256], b[512], c[512], m[128], g[128], v[64];
-	static const char *const verdicts[] = { "regression",   "improvement", "change",
+	static const char *const verdicts[] = { "regression",	"improvement", "change",
 						"inconclusive", "equivalent",  "insufficient_data" };
 	const char *cv = json_string_value(json_object_get(comp, "verdict")) ?: "";
 	int counts[3] = { 0 };
@@ -334,7 +334,8 @@ static void render_findings(FILE *f, const struct sl_prom *p, const json_t *find
 	family(f, "schedlens_comparison_verdict", "gauge",
 	       "Verdict of the newest comparison: 1 for its verdict, 0 for the others.");
 	for (int k = 0; k < 6; k++)
-		fprintf(f, "schedlens_comparison_verdict{host=\"%s\",comparison=\"%lld\",verdict=\"%s\"} %d\n",
+		fprintf(f,
+			"schedlens_comparison_verdict{host=\"%s\",comparison=\"%lld\",verdict=\"%s\"} %d\n",
 			h, (long long)id, verdicts[k], !strcmp(cv, verdicts[k]));
 	for (int k = 0; k < 3; k++) {
 		family(f, gauges[k][0], "gauge", gauges[k][2]);

@@ -102,9 +102,8 @@ const size_t sl_nr_metrics = sizeof(sl_metrics) / sizeof(sl_metrics[0]);
  * missed, placement relative to the waker, latency, preemption, lock-holder preemption).
  * Near-duplicates (policy_affine_share measures almost what waker_same_share does) stay
  * secondary. */
-static const char *const primary_names[] = { "missed_idle_rate", "waker_same_share",
-					     "latency_p50",	 "preempt_share",
-					     "lhp_cost",	 NULL };
+static const char *const primary_names[] = { "missed_idle_rate", "waker_same_share", "latency_p50",
+					     "preempt_share",	 "lhp_cost",	     NULL };
 
 bool sl_metric_primary(const struct sl_metric *m)
 {

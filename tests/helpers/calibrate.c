@@ -27,8 +27,8 @@ struct tally {
 	int done, regressions, flagged, inconclusive, equivalent, hit;
 };
 
-static int make_runs(struct sl_store *st, const char *kernel, int n, uint64_t seed,
-		     double shift, double lhp, int64_t *ids)
+static int make_runs(struct sl_store *st, const char *kernel, int n, uint64_t seed, double shift,
+		     double lhp, int64_t *ids)
 {
 	struct synth_win_config cfg;
 	int err = 0;
@@ -64,9 +64,9 @@ static int compare(struct sl_store *st, const int64_t *b, int nb, const int64_t 
 	for (size_t i = 0; !metric && getenv("CALIBRATE_VERBOSE") && i < c->nr_findings; i++)
 		if (c->findings[i].verdict <= SL_V_CHANGE)
 			fprintf(stderr, "A/A %s %s: %s (p %.3g, adj %.3g, df %.3g)\n",
-				sl_verdict_name(c->findings[i].verdict), c->findings[i].metric->name,
-				c->findings[i].explanation, c->findings[i].p, c->findings[i].p_adj,
-				c->findings[i].df);
+				sl_verdict_name(c->findings[i].verdict),
+				c->findings[i].metric->name, c->findings[i].explanation,
+				c->findings[i].p, c->findings[i].p_adj, c->findings[i].df);
 	t->regressions += c->regressions > 0;
 	t->flagged += c->regressions + c->improvements + c->changes > 0;
 	t->inconclusive += c->verdict == SL_V_INCONCLUSIVE;
@@ -163,8 +163,9 @@ int main(int argc, char **argv)
 			snprintf(kb, sizeof(kb), "p%d-base", p);
 			snprintf(kk, sizeof(kk), "p%d-cand", p);
 			err = make_runs(st, kb, nb, 2 * (uint64_t)p + 1, 0, 1, b);
-			err = err ?: make_runs(st, kk, nk, 2 * (uint64_t)p + 2, e == 1 ? 0 : 20,
-					       e == 1 ? 3 : 1, k);
+			err = err   ?:
+				      make_runs(st, kk, nk, 2 * (uint64_t)p + 2, e == 1 ? 0 : 20,
+						e == 1 ? 3 : 1, k);
 			err = err ?: compare(st, b, nb, k, nk, metric[e], &t);
 		}
 		sl_store_close(st);
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "calibrate: %s\n", sl_errmsg(err));
 		return 2;
 	}
-	printf("\n%s\n", fail ? "calibration: a target was missed" : "calibration: every target met");
+	printf("\n%s\n",
+	       fail ? "calibration: a target was missed" : "calibration: every target met");
 	return fail;
 }

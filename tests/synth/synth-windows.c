@@ -106,14 +106,17 @@ enum {
 };
 
 static const double base_value[NR_PARAMS] = {
-	[P_MISSED_IDLE] = 0.20,	  [P_MISSED_SMT] = 0.05,     [P_STACKED] = 0.02,
-	[P_PREV_SAME] = 0.40,	  [P_PREV_SMT] = 0.10,	     [P_PREV_LLC] = 0.30,
-	[P_WAKER_SAME] = 0.45,	  [P_WAKER_SMT] = 0.10,	     [P_WAKER_LLC] = 0.30,
-	[P_BUSY] = 0.40,	  [P_PREEMPT_WAKEUP] = 0.15, [P_PREEMPT_TICK] = 0.05,
-	[P_PREEMPT_SAME] = 0.05,  [P_POL_PREV_IDLE] = 0.50,  [P_POL_LLC_SCAN] = 0.60,
-	[P_POL_BUDDY] = 0.30,	  [P_POL_SMT_FIRST] = 0.40,  [R_LHP] = 20,
-	[R_LHP_COST_US] = 200,	  [R_HUB] = 30,		     [R_MIGRATIONS] = 300,
-	[R_LAT_MEDIAN_US] = 40,
+	[P_MISSED_IDLE] = 0.20,	   [P_MISSED_SMT] = 0.05,
+	[P_STACKED] = 0.02,	   [P_PREV_SAME] = 0.40,
+	[P_PREV_SMT] = 0.10,	   [P_PREV_LLC] = 0.30,
+	[P_WAKER_SAME] = 0.45,	   [P_WAKER_SMT] = 0.10,
+	[P_WAKER_LLC] = 0.30,	   [P_BUSY] = 0.40,
+	[P_PREEMPT_WAKEUP] = 0.15, [P_PREEMPT_TICK] = 0.05,
+	[P_PREEMPT_SAME] = 0.05,   [P_POL_PREV_IDLE] = 0.50,
+	[P_POL_LLC_SCAN] = 0.60,   [P_POL_BUDDY] = 0.30,
+	[P_POL_SMT_FIRST] = 0.40,  [R_LHP] = 20,
+	[R_LHP_COST_US] = 200,	   [R_HUB] = 30,
+	[R_MIGRATIONS] = 300,	   [R_LAT_MEDIAN_US] = 40,
 };
 
 static void push_group(struct sl_writer *w, struct sl_rng *r, const struct synth_win_config *cfg,
@@ -137,8 +140,8 @@ static void push_group(struct sl_writer *w, struct sl_rng *r, const struct synth
 	rec.wakeups = n;
 	rec.events = 4 * n;
 	rec.target_state[SL_TS_BUSY] = binomial(r, n, p[P_BUSY]);
-	rec.target_state[SL_TS_CLAIMED] = binomial(r, n - rec.target_state[SL_TS_BUSY],
-						   p[P_STACKED]);
+	rec.target_state[SL_TS_CLAIMED] =
+		binomial(r, n - rec.target_state[SL_TS_BUSY], p[P_STACKED]);
 	rec.target_state[SL_TS_IDLE] =
 		n - rec.target_state[SL_TS_BUSY] - rec.target_state[SL_TS_CLAIMED];
 	rec.stacked = rec.target_state[SL_TS_CLAIMED];
@@ -172,8 +175,7 @@ static void push_group(struct sl_writer *w, struct sl_rng *r, const struct synth
 	rec.lhp_count = poisson(r, p[R_LHP] * scale * secs);
 	/* a sum of exponential costs: its mean times a gamma-ish spread */
 	for (uint64_t k = 0; k < rec.lhp_count; k++)
-		rec.lhp_cost_ns +=
-			(uint64_t)(-log(1 - sl_rng_double(r)) * p[R_LHP_COST_US] * 1e3);
+		rec.lhp_cost_ns += (uint64_t)(-log(1 - sl_rng_double(r)) * p[R_LHP_COST_US] * 1e3);
 	rec.hub_preemptions = poisson(r, p[R_HUB] * scale * secs);
 	rec.migrations = poisson(r, p[R_MIGRATIONS] * scale * secs);
 	rec.policy_known = n;

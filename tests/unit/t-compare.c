@@ -196,7 +196,8 @@ static void test_buddy_vs_scan(const struct sl_topo *t)
 		bool noted = false;
 
 		for (int i = 0; i < c1->nr_notes; i++)
-			noted |= strstr(c1->notes[i], "one run a side and no comparable runs") != NULL;
+			noted |= strstr(c1->notes[i], "one run a side and no comparable runs") !=
+				 NULL;
 		ok(c1->single_run && noted, "one run a side and no history is reported as such");
 		ok(!c1->regressions && !c1->improvements && !c1->changes && !c1->equivalent &&
 			   c1->verdict == SL_V_INCONCLUSIVE && c1->inconclusive > 0,
@@ -229,8 +230,9 @@ static void test_buddy_vs_scan(const struct sl_topo *t)
 
 		f = finding(raw, "postgres", "missed_idle_rate");
 		if (f)
-			diag("1 vs 1 with history: %s, CI %.2f..%.2f on %.3g df, runs needed %d", sl_verdict_name(f->verdict),
-			     f->ci_lo, f->ci_hi, f->df, f->runs_needed);
+			diag("1 vs 1 with history: %s, CI %.2f..%.2f on %.3g df, runs needed %d",
+			     sl_verdict_name(f->verdict), f->ci_lo, f->ci_hi, f->df,
+			     f->runs_needed);
 		ok(!raw->single_run && raw->prior_features > 0 && f && a &&
 			   f->ci_hi - f->ci_lo < a->ci_hi - a->ci_lo &&
 			   (f->verdict == SL_V_REGRESSION ||
@@ -357,8 +359,8 @@ static void test_fixed_shares(void)
 	c = compare_runs(st, b, 2, k, 1, false, 0);
 	f = c ? finding(c, "postgres", "waker_same_share") : NULL;
 	if (f)
-		diag("2 vs 1: %s: %s (runs needed %d)", sl_verdict_name(f->verdict),
-		     f->explanation, f->runs_needed);
+		diag("2 vs 1: %s: %s (runs needed %d)", sl_verdict_name(f->verdict), f->explanation,
+		     f->runs_needed);
 	ok(f && (f->verdict == SL_V_CHANGE || f->verdict == SL_V_INCONCLUSIVE),
 	   "2 runs vs 1: flagged or inconclusive, never equivalent (%s)",
 	   f ? sl_verdict_name(f->verdict) : "-");
