@@ -5,9 +5,9 @@
  * metrics compactly; --json prints the same comparison as one JSON object, --csv every
  * finding as a row (cli/findings-table.h, shared with `schedlens findings`). The exit
  * status is a CI gate: 0 no regression and conclusive, 1 a regression was flagged, 2 usage
- * errors, insufficient data or anything else that is not a verdict, 3 inconclusive (a
- * headline metric could be neither flagged nor shown equivalent; --inconclusive-ok makes
- * that 0).
+ * errors, insufficient data or anything else that is not a verdict, 3 inconclusive (no
+ * regression, but a primary metric could be neither flagged nor shown equivalent, whatever
+ * else was flagged; --inconclusive-ok makes that 0).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -306,10 +306,10 @@ int cmd_diff(int argc, char **argv)
 		print_table(c, j, all);
 	}
 	json_decref(j);
-	status = c->verdict == SL_V_INSUFFICIENT		     ? EXIT_USAGE :
-		 c->regressions					     ? EXIT_FAIL :
-		 c->verdict == SL_V_INCONCLUSIVE && !inconclusive_ok ? EXIT_INCONCLUSIVE :
-								       EXIT_OK;
+	status = c->verdict == SL_V_INSUFFICIENT    ? EXIT_USAGE :
+		 c->regressions			    ? EXIT_FAIL :
+		 c->runs_needed && !inconclusive_ok ? EXIT_INCONCLUSIVE :
+						      EXIT_OK;
 	sl_comparison_free(c);
 	sl_store_close(store);
 	return status;
