@@ -739,6 +739,7 @@ static int kernel_features(sqlite3 *db, const struct sl_compare_opts *o, struct 
 		double *y = NULL, *w = NULL, s2, d, v;
 		int map[SL_HIST_BUCKETS], n[2];
 		uint16_t unmap[SL_HIST_BUCKETS];
+		struct hgroup *hg = NULL;
 		struct boot_ctx bc;
 		struct sl_rng rng;
 
@@ -752,9 +753,7 @@ static int kernel_features(sqlite3 *db, const struct sl_compare_opts *o, struct 
 			err = -ENOMEM;
 		else
 			err = unit_stats(&bc, &g->side[0], &rng, y, w);
-		struct hgroup *hg = err ? NULL : find_hgroup(fs, g->name, true);
-
-		if (!err && !hg)
+		if (!err && !(hg = find_hgroup(fs, g->name, true)))
 			err = -ENOMEM;
 		for (size_t m = 0; m < sl_nr_metrics && !err; m++) {
 			const double *yy[2] = { y, y }, *ww[2] = { w, w };
@@ -776,7 +775,8 @@ static int kernel_features(sqlite3 *db, const struct sl_compare_opts *o, struct 
 /*
  * The database's history: comparable runs (c's label and topology) of kernels with two
  * or more such runs, outside the comparison, newest first, at most o->history_runs,
- * grouped by kernel release; runs of one kernel are replicates of each other.
+ * grouped by kernel release; runs of one kernel are replicates of each other. None with
+ * --force (no label or topology to match) or with segments.
  */
 static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 			    const struct sl_comparison *c, struct features *fs)
@@ -785,9 +785,11 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 	struct sl_cmp_side side = { 0 };
 	char cur[128] = "";
 	sqlite3_stmt *st;
-	int rc, err = 0, taken = 0;
+	int rc = SQLITE_DONE, err = 0, taken = 0;
 
-	if (o->history_runs <= 0 || !c->topo_hash[0])
+	/* segments of one run vary more than whole runs: the history's variance would
+	 * understate theirs */
+	if (o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
 		return 0;
 	ho.segment_ns = 0;
 	if (sqlite3_prepare_v2(db,
@@ -804,7 +806,7 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 	sqlite3_bind_text(st, 2, c->topo_hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, o->history_runs + c->side[0].nr_runs + c->side[1].nr_runs);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
+		int64_t id = sqlite3_column_int64(st, 0), *p;
 		const char *k = (const char *)sqlite3_column_text(st, 1);
 
 		if (on_a_side(c, id) || !k)
@@ -817,9 +819,7 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 		}
 		if (err || taken >= o->history_runs)
 			continue;
-		int64_t *p = realloc(side.runs, sizeof(*p) * (side.nr_runs + 1));
-
-		if (!p) {
+		if (!(p = realloc(side.runs, sizeof(*p) * (side.nr_runs + 1)))) {
 			err = -ENOMEM;
 			break;
 		}
@@ -827,6 +827,8 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 		side.runs[side.nr_runs++] = id;
 		taken++;
 	}
+	if (!err && rc != SQLITE_DONE)
+		err = sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	if (!err && side.nr_runs >= 2)
 		err = kernel_features(db, &ho, &side, fs);
