@@ -994,7 +994,9 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 						 runs_for(f->s2, need, z,
 							  f->n[0] > f->n[1] ? f->n[0] : f->n[1]) :
 						 99;
-			if (!info && f->runs_needed < 2)
+			/* nothing known of run-to-run variance: the first thing needed is a
+			 * second run a side to see it */
+			if (!info)
 				f->runs_needed = 2;
 			if (f->primary && f->runs_needed > c->runs_needed)
 				c->runs_needed = f->runs_needed;
@@ -1075,6 +1077,10 @@ static void summarize(struct sl_comparison *c)
 		snprintf(c->summary + o, sizeof(c->summary) - o, "; top: %s %s of %s %s -> %s",
 			 sl_verdict_name(top->verdict), top->metric->name,
 			 strcmp(top->grp, SL_GROUP_ALL) ? top->grp : "all tasks", bv, cv);
+	} else if (c->verdict == SL_V_INCONCLUSIVE && c->single_run) {
+		snprintf(c->summary + o, sizeof(c->summary) - o,
+			 "; inconclusive: record at least 2 runs a side (or keep comparable runs "
+			 "of other kernels) so that run-to-run variance can be estimated");
 	} else if (c->verdict == SL_V_INCONCLUSIVE) {
 		snprintf(c->summary + o, sizeof(c->summary) - o,
 			 "; inconclusive: about %d%s runs a side would likely resolve it",
