@@ -9,7 +9,8 @@
 #define SL_CLI_BUILTIN_H
 
 /* Exit statuses shared by all commands. */
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/* EXIT_INCONCLUSIVE: `diff` could neither flag nor rule out a change (README) */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INCONCLUSIVE = 3 };
 
 /* Prints "schedlens: <msg>" to stderr and returns EXIT_FAIL (git's error()). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

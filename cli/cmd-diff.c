@@ -4,8 +4,10 @@
  * and prints the findings, flagged ones first with their explanation, then the unchanged
  * metrics compactly; --json prints the same comparison as one JSON object, --csv every
  * finding as a row (cli/findings-table.h, shared with `schedlens findings`). The exit
- * status is a CI gate: 0 no regression, 1 a regression was flagged, 2 usage errors,
- * insufficient data or anything else that is not a verdict.
+ * status is a CI gate: 0 no regression and conclusive, 1 a regression was flagged, 2 usage
+ * errors, insufficient data or anything else that is not a verdict, 3 inconclusive (no
+ * regression, but a primary metric could be neither flagged nor shown equivalent, whatever
+ * else was flagged; --inconclusive-ok makes that 0).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,7 +27,7 @@ static const char usage_text[] =
 	"       --baseline-runs IDS --candidate-runs IDS] [-l LABEL] [-g GROUP]... [--force]\n"
 	"       [--threshold PCT] [--floor-scale X] [--alpha A] [--resamples N] [--seed N]\n"
 	"       [--block N] [--min-windows N] [--segment SECONDS] [--single-run-factor X]\n"
-	"       [--no-store] [--all] [--json | --csv]\n"
+	"       [--history-runs N] [--inconclusive-ok] [--no-store] [--all] [--json | --csv]\n"
 	"  without a selection: the previous kernel against the newest run's kernel";
 
 #define MAX_IDS 256
@@ -54,6 +56,10 @@ static void print_flagged(const struct sl_comparison *c, json_t *j)
 
 	if (!c->regressions && !c->improvements && !c->changes) {
 		printf("\nno metric changed significantly beyond its thresholds\n");
+		if (c->inconclusive)
+			printf("but %d metric%s could not be shown equivalent either "
+			       "(inconclusive: more runs needed)\n",
+			       c->inconclusive, c->inconclusive == 1 ? "" : "s");
 	} else if (p) {
 		printf("\n");
 		print_findings(p, json_object_get(j, "findings"), true);
@@ -61,14 +67,16 @@ static void print_flagged(const struct sl_comparison *c, json_t *j)
 	pr_close(p);
 }
 
-/* The rest, compactly: "group: metric base->cand, ..." one line per group. */
+/* The rest, compactly: "group: metric base->cand, ..." one line per group, inconclusive
+ * ones marked "?" with the runs a side they would likely need. */
 static void print_rest(const struct sl_comparison *c, bool all)
 {
 	const char *grp = NULL;
 	int col = 0, insufficient = 0;
 	char b[32], k[32];
 
-	printf("\nunchanged%s:\n", all ? "" : " (per group; --all for every metric)");
+	printf("\nnot flagged (? inconclusive, runs a side needed)%s:\n",
+	       all ? "" : " (per group; --all for every metric)");
 	for (size_t i = 0; i < c->nr_findings; i++) {
 		const struct sl_finding *f = &c->findings[i];
 
@@ -76,11 +84,9 @@ static void print_rest(const struct sl_comparison *c, bool all)
 			insufficient++;
 			continue;
 		}
-		if (f->verdict != SL_V_NO_CHANGE)
+		if (f->verdict != SL_V_EQUIVALENT && f->verdict != SL_V_INCONCLUSIVE)
 			continue;
-		if (!all && f->metric->kind != SL_MK_QUANTILE &&
-		    strcmp(f->metric->name, "missed_idle_rate") &&
-		    strcmp(f->metric->name, "preempt_share") && strcmp(f->metric->name, "lhp_cost"))
+		if (!all && !f->primary && f->metric->kind != SL_MK_QUANTILE)
 			continue;
 		if (!grp || strcmp(grp, f->grp)) {
 			printf("%s  %s:", grp ? "\n" : "", f->grp);
@@ -93,7 +99,11 @@ static void print_rest(const struct sl_comparison *c, bool all)
 			printf("\n     ");
 			col = 5;
 		}
-		col += printf(" %s %s->%s", f->metric->name, b, k);
+		if (f->verdict == SL_V_INCONCLUSIVE)
+			col += printf(" %s %s->%s?%d%s", f->metric->name, b, k, f->runs_needed,
+				      f->runs_needed >= 99 ? "+" : "");
+		else
+			col += printf(" %s %s->%s", f->metric->name, b, k);
 	}
 	printf("%s", grp ? "\n" : "");
 	if (insufficient)
@@ -107,12 +117,13 @@ static void print_table(const struct sl_comparison *c, json_t *j, bool all)
 		printf("%-10s %s (%d run%s, %zu windows)\n",
 		       s ? "candidate:" : "baseline:", c->side[s].desc, c->side[s].nr_runs,
 		       c->side[s].nr_runs == 1 ? "" : "s", c->side[s].windows);
-	printf("statistics: hierarchical bootstrap, %d resamples, seed %" PRIu64
-	       ", Holm alpha %g, flag at %.0f%% relative change and %gx the metric floors\n",
+	printf("statistics: moderated t on run values (within-run block bootstrap, %d resamples, "
+	       "seed %" PRIu64 "), alpha %g (Holm: primary, BH: secondary), flag at %.0f%% "
+	       "relative change and %gx the metric floors\n",
 	       c->resamples, c->seed, c->alpha, 100 * c->rel_threshold, c->floor_scale);
 	if (c->single_run)
-		printf("            one run a side: intervals widened %gx for the run-to-run "
-		       "variance one run cannot show\n",
+		printf("            no run-to-run variance known: intervals widened %gx for what "
+		       "one run cannot show\n",
 		       c->single_run_factor);
 	for (int i = 0; i < c->nr_notes; i++)
 		printf("note: %s\n", c->notes[i]);
@@ -146,6 +157,8 @@ int cmd_diff(int argc, char **argv)
 		{ "min-windows", required_argument, NULL, 'm' },
 		{ "segment", required_argument, NULL, 'S' },
 		{ "single-run-factor", required_argument, NULL, 'R' },
+		{ "history-runs", required_argument, NULL, 'H' },
+		{ "inconclusive-ok", no_argument, NULL, 'I' },
 		{ "no-store", no_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
@@ -159,7 +172,7 @@ int cmd_diff(int argc, char **argv)
 	struct sl_comparison *c = NULL;
 	struct sl_store *store = NULL;
 	enum pr_format format = PR_TEXT;
-	bool all = false, store_it = true;
+	bool all = false, store_it = true, inconclusive_ok = false;
 	json_t *j;
 	int opt, err, nr_groups = 0, status;
 	char *end;
@@ -221,6 +234,12 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'R':
 			o.single_run_factor = strtod(optarg, &end);
+			break;
+		case 'H':
+			o.history_runs = (int)strtol(optarg, &end, 10);
+			break;
+		case 'I':
+			inconclusive_ok = true;
 			break;
 		case 'n':
 			store_it = false;
@@ -287,9 +306,10 @@ int cmd_diff(int argc, char **argv)
 		print_table(c, j, all);
 	}
 	json_decref(j);
-	status = c->verdict == SL_V_INSUFFICIENT ? EXIT_USAGE :
-		 c->regressions			 ? EXIT_FAIL :
-						   EXIT_OK;
+	status = c->verdict == SL_V_INSUFFICIENT    ? EXIT_USAGE :
+		 c->regressions			    ? EXIT_FAIL :
+		 c->runs_needed && !inconclusive_ok ? EXIT_INCONCLUSIVE :
+						      EXIT_OK;
 	sl_comparison_free(c);
 	sl_store_close(store);
 	return status;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The shared findings table (findings-table.h). Baseline and candidate are shown in the
- * metric's display unit (sl_metric_format()) but carried raw to CSV and JSON.
+ * metric's display unit (sl_metric_format()) but carried raw to CSV and JSON. Flagged
+ * findings come first, regressions before improvements before neutral changes, each kind
+ * by severity (|change| over its margin), largest first.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "findings-table.h"
@@ -20,7 +23,8 @@ static const struct pr_col cols[] = {
 	{ "candidate", "CANDIDATE", PR_REAL },
 	{ "delta", "DELTA", PR_REAL, "%.4g" },
 	{ "rel_change", "CHANGE", PR_REAL },
-	{ "p_adjusted", "P(HOLM)", PR_REAL, "%.2g" },
+	{ "p_adjusted", "P(ADJ)", PR_REAL, "%.2g" },
+	{ "runs_needed", "RUNS?", PR_INT },
 	{ "ci_low", "CI95 LOW", PR_REAL, "%.4g" },
 	{ "ci_high", "CI95 HIGH", PR_REAL, "%.4g" },
 	{ "unit", "UNIT" },
@@ -74,21 +78,52 @@ static void row(struct pr *p, json_t *f)
 			 json_is_number(json_object_get(f, "delta")) ? "new" : "-");
 	pr_json_text(p, rel, buf);
 	pr_json(p, json_object_get(f, "p_adjusted"));
+	pr_json(p, json_object_get(f, "runs_needed"));
 	pr_json(p, json_object_get(f, "ci_low"));
 	pr_json(p, json_object_get(f, "ci_high"));
 	pr_json(p, json_object_get(f, "unit"));
 	pr_json(p, json_object_get(f, "explanation"));
 }
 
+static double severity(json_t *f)
+{
+	json_t *v = json_object_get(f, "severity");
+
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+static int by_severity(const void *a, const void *b)
+{
+	double x = severity(*(json_t *const *)a), y = severity(*(json_t *const *)b);
+
+	return (x < y) - (x > y);
+}
+
 void print_findings(struct pr *p, json_t *findings, bool flagged_only)
 {
+	size_t n = json_array_size(findings), k;
+	json_t **fl = malloc(sizeof(*fl) * (n ? n : 1));
+
 	pr_table(p, "findings", NULL, cols, sizeof(cols) / sizeof(cols[0]), 0);
-	for (size_t o = 0; o < 3; o++)
-		for (size_t i = 0; i < json_array_size(findings); i++)
-			if (!strcmp(verdict(json_array_get(findings, i)), flagged_order[o]))
-				row(p, json_array_get(findings, i));
-	for (size_t i = 0; !flagged_only && i < json_array_size(findings); i++)
+	for (size_t o = 0; o < 3; o++) {
+		k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(verdict(json_array_get(findings, i)), flagged_order[o])) {
+				if (fl)
+					fl[k++] = json_array_get(findings, i);
+				else
+					row(p, json_array_get(findings, i));
+			}
+		if (fl) {
+			/* qsort is not stable: ties keep no order, severities rarely tie */
+			qsort(fl, k, sizeof(*fl), by_severity);
+			for (size_t i = 0; i < k; i++)
+				row(p, fl[i]);
+		}
+	}
+	for (size_t i = 0; !flagged_only && i < n; i++)
 		if (!finding_flagged(json_array_get(findings, i)))
 			row(p, json_array_get(findings, i));
 	pr_table_end(p);
+	free(fl);
 }

@@ -43,7 +43,7 @@ struct sd_config {
 
 extern const struct sl_cfg_opt sd_options[];
 
-enum sd_log_level { SD_ERR = 3, SD_WARNING = 4, SD_INFO = 6, SD_DEBUG = 7 };
+enum sd_log_level { SD_ERR = 3, SD_WARNING = 4, SD_NOTICE = 5, SD_INFO = 6, SD_DEBUG = 7 };
 
 void sd_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sd_set_log_level(const char *name);

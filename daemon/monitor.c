@@ -285,8 +285,10 @@ static void *compare_main(void *arg)
 		sd_log(SD_ERR, "automatic comparison %s -> %s failed: %s", job->base, job->cand,
 		       sl_errmsg(err));
 	} else {
-		sd_log(SD_INFO, "comparison %lld, kernel %s -> %s: %s (%s)", (long long)c->id,
-		       job->base, job->cand, sl_verdict_name(c->verdict), c->summary);
+		/* inconclusive is a notice: a user should add runs before trusting "no change" */
+		sd_log(c->verdict == SL_V_INCONCLUSIVE ? SD_NOTICE : SD_INFO,
+		       "comparison %lld, kernel %s -> %s: %s (%s)", (long long)c->id, job->base,
+		       job->cand, sl_verdict_name(c->verdict), c->summary);
 		for (size_t i = 0; i < c->nr_findings; i++)
 			if (c->findings[i].verdict == SL_V_REGRESSION)
 				sd_log(SD_WARNING, "regression %s -> %s: %s", job->base, job->cand,

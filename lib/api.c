@@ -332,14 +332,19 @@ int sl_api_findings(struct sl_store *store, int limit, bool flagged_only, json_t
 	if (limit < 1 || limit > 100)
 		return sl_error(-SL_EUSAGE, "limit must be 1..100");
 	if ((err = query_run(db,
-			     "SELECT id, created_wall, baseline, candidate, verdict, summary "
-			     "FROM comparisons ORDER BY id DESC LIMIT ?1",
+			     "SELECT id, created_wall, baseline, candidate, verdict, summary, "
+			     "(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
+			     "f.verdict = 'inconclusive') AS inconclusive, "
+			     "(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
+			     "f.verdict = 'equivalent') AS equivalent "
+			     "FROM comparisons c ORDER BY id DESC LIMIT ?1",
 			     limit, 0, &comps)))
 		return err;
 	if ((err = query_run(db,
 			     "SELECT f.comparison_id, f.metric, f.grp AS \"group\", f.polarity, "
 			     "f.baseline_value, f.candidate_value, f.delta, f.rel_change, f.ci_low, "
-			     "f.ci_high, f.p_value, f.p_adjusted, f.verdict, f.explanation "
+			     "f.ci_high, f.p_value, f.p_adjusted, f.verdict, f.explanation, "
+			     "f.family, f.df, f.margin, f.severity, f.runs_needed "
 			     "FROM findings f WHERE f.comparison_id IN "
 			     "(SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
 			     "AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "

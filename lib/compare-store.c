@@ -30,10 +30,18 @@ static void bind_num(sqlite3_stmt *st, int i, double v)
 
 static json_t *params_json(const struct sl_comparison *c)
 {
-	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:b, s:f}", "seed", (json_int_t)c->seed,
-			 "resamples", c->resamples, "alpha", c->alpha, "rel_threshold",
-			 c->rel_threshold, "floor_scale", c->floor_scale, "single_run",
-			 c->single_run, "single_run_factor", c->single_run_factor);
+	json_t *o = json_pack("{s:I, s:i, s:f, s:f, s:f, s:b, s:f, s:i, s:i}", "seed",
+			      (json_int_t)c->seed, "resamples", c->resamples, "alpha", c->alpha,
+			      "rel_threshold", c->rel_threshold, "floor_scale", c->floor_scale,
+			      "single_run", c->single_run, "single_run_factor",
+			      c->single_run_factor, "prior_features", c->prior_features,
+			      "runs_needed", c->runs_needed);
+
+	if (o) {
+		json_object_set_new(o, "prior_s02", num_or_null(c->prior_s02));
+		json_object_set_new(o, "prior_d0", num_or_null(c->prior_d0));
+	}
+	return o;
 }
 
 static json_t *finding_json(const struct sl_finding *f)
@@ -54,6 +62,13 @@ static json_t *finding_json(const struct sl_finding *f)
 	json_object_set_new(o, "p_adjusted", num_or_null(f->p_adj));
 	json_object_set_new(o, "verdict", json_string(sl_verdict_name(f->verdict)));
 	json_object_set_new(o, "explanation", json_string(f->explanation));
+	json_object_set_new(o, "family", json_string(f->primary ? "primary" : "secondary"));
+	json_object_set_new(o, "df", num_or_null(f->df));
+	json_object_set_new(o, "margin", num_or_null(f->margin));
+	json_object_set_new(o, "severity", num_or_null(f->severity));
+	json_object_set_new(o, "runs_needed",
+			    f->verdict == SL_V_INCONCLUSIVE ? json_integer(f->runs_needed) :
+							      json_null());
 	return o;
 }
 
@@ -93,6 +108,11 @@ json_t *sl_comparison_to_json(const struct sl_comparison *c)
 	json_object_set_new(o, "improvements", json_integer(c->improvements));
 	json_object_set_new(o, "changes", json_integer(c->changes));
 	json_object_set_new(o, "insufficient", json_integer(c->insufficient));
+	json_object_set_new(o, "inconclusive", json_integer(c->inconclusive));
+	json_object_set_new(o, "equivalent", json_integer(c->equivalent));
+	json_object_set_new(o, "runs_needed",
+			    c->verdict == SL_V_INCONCLUSIVE ? json_integer(c->runs_needed) :
+							      json_null());
 	json_object_set_new(o, "notes", notes);
 	json_object_set_new(o, "findings", fs);
 	return o;
@@ -153,8 +173,9 @@ int sl_cmp_store(sqlite3 *db, struct sl_comparison *c)
 		    db,
 		    "INSERT INTO findings (comparison_id, metric, grp, polarity, "
 		    "baseline_value, candidate_value, delta, rel_change, ci_low, ci_high, "
-		    "p_value, p_adjusted, verdict, explanation) VALUES (?1, ?2, ?3, ?4, "
-		    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		    "p_value, p_adjusted, verdict, explanation, family, df, margin, severity, "
+		    "runs_needed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+		    "?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 		    -1, &st, NULL) != SQLITE_OK)
 		goto db_fail;
 	for (size_t i = 0; i < c->nr_findings; i++) {
@@ -175,6 +196,14 @@ int sl_cmp_store(sqlite3 *db, struct sl_comparison *c)
 		bind_num(st, 12, f->p_adj);
 		sqlite3_bind_text(st, 13, sl_verdict_name(f->verdict), -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 14, f->explanation, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 15, f->primary ? "primary" : "secondary", -1, SQLITE_STATIC);
+		bind_num(st, 16, isinf(f->df) ? NAN : f->df);
+		bind_num(st, 17, f->margin);
+		bind_num(st, 18, f->severity);
+		if (f->verdict == SL_V_INCONCLUSIVE)
+			sqlite3_bind_int(st, 19, f->runs_needed);
+		else
+			sqlite3_bind_null(st, 19);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto db_fail;
 	}
@@ -317,7 +346,8 @@ int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_
 		    db,
 		    "SELECT grp AS \"group\", metric, polarity, baseline_value AS baseline, "
 		    "candidate_value AS candidate, delta, rel_change, ci_low, ci_high, "
-		    "p_value, p_adjusted, verdict, explanation FROM findings WHERE "
+		    "p_value, p_adjusted, verdict, explanation, family, df, margin, severity, "
+		    "runs_needed FROM findings WHERE "
 		    "comparison_id = ?1 AND (?2 = 0 OR verdict IN ('regression', "
 		    "'improvement', 'change')) ORDER BY id",
 		    -1, &st, NULL) != SQLITE_OK)

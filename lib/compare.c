@@ -2,11 +2,13 @@
 /*
  * The comparison itself: loads the windows of the selected runs, groups them by window
  * group, side and unit (a run, or a segment of one), and tests every metric with a
- * hierarchical bootstrap. Each resample draws the side's units with replacement, then
- * moving blocks of consecutive windows within each unit, and recomputes the pooled metric
+ * moderated t on unit values (README.md "Comparing kernels"). Each unit's value is pooled
  * (sum of numerators over sum of denominators, or a quantile of the merged latency
- * histogram: never a mean of per-window ratios). Block sums come from prefix sums, so a
- * resample costs one subtraction per column per block.
+ * histogram: never a mean of per-window ratios) and its within-run variance comes from a
+ * moving-block bootstrap of its windows; block sums come from prefix sums, so a resample
+ * costs one subtraction per column per block. Run-to-run variance is the units' residual
+ * variance, shrunk toward the history's (comparable runs of other kernels) or toward an
+ * empirical-Bayes prior fitted over every metric and group.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -57,8 +59,8 @@ struct loaded {
 
 const char *sl_verdict_name(enum sl_verdict v)
 {
-	static const char *const names[] = { "regression", "improvement", "change", "no_change",
-					     "insufficient_data" };
+	static const char *const names[] = { "regression", "improvement",  "change",
+					     "equivalent", "inconclusive", "insufficient_data" };
 
 	return v <= SL_V_INSUFFICIENT ? names[v] : "?";
 }
@@ -72,6 +74,7 @@ void sl_compare_opts_default(struct sl_compare_opts *o)
 	o->rel_threshold = 0.10;
 	o->floor_scale = 1;
 	o->single_run_factor = 3;
+	o->history_runs = 24;
 	o->min_windows = 10;
 }
 
@@ -167,8 +170,7 @@ static int unit_add(struct unit *u, const struct sl_window_rec *w)
 	"state_busy, state_claimed, missed_idle, missed_smt, stacked, migrations, switches, "      \
 	"preempt_wakeup, preempt_tick, preempt_same_group, lhp_count, lhp_cost_ns, "               \
 	"hub_preemptions, policy_known, pol_prev_idle, pol_affine, pol_llc_scan, pol_buddy, "      \
-	"pol_smt_first, lat_hist, spin_count, spin_cost_ns FROM windows WHERE run_id = ?1 "        \
-	"ORDER BY grp, start_ns"
+	"pol_smt_first, lat_hist FROM windows WHERE run_id = ?1 ORDER BY grp, start_ns"
 
 /* Reads one window row of WIN_SQL into w (only what the metrics use). */
 static int read_window(sqlite3_stmt *st, struct sl_window_rec *w)
@@ -199,8 +201,6 @@ static int read_window(sqlite3_stmt *st, struct sl_window_rec *w)
 	w->policy_known = (uint64_t)sqlite3_column_int64(st, c++);
 	for (int p = 0; p < SL_POL_COUNT; p++)
 		w->policy_agree[p] = (uint64_t)sqlite3_column_int64(st, c++);
-	w->spin_count = (uint64_t)sqlite3_column_int64(st, c + 1);
-	w->spin_cost_ns = (uint64_t)sqlite3_column_int64(st, c + 2);
 	return sl_hist_decode(sqlite3_column_blob(st, c), (size_t)sqlite3_column_bytes(st, c),
 			      &w->latency);
 }
@@ -393,10 +393,10 @@ static void add_block(const struct boot_ctx *b, const struct prefix *p, size_t s
  * Observed metric values of one side into obs[m], and resamples into boot[m * B + i].
  * sums_out gets the observed column sums (for the minimum-denominator checks).
  */
-static int side_boot(const struct boot_ctx *b, const struct gside *gs, struct sl_rng *rng,
+static int side_boot(const struct boot_ctx *b, const struct gside *gs, struct sl_rng *rng, int B,
 		     double *obs, double *boot, double *sums_out)
 {
-	int B = b->o->resamples, err = 0;
+	int err = 0;
 	struct prefix *p = calloc(gs->nr ? gs->nr : 1, sizeof(*p));
 	double *sums = malloc(sizeof(double) * b->width);
 	double *vals = malloc(sizeof(double) * sl_nr_metrics);
@@ -485,35 +485,13 @@ static int push_finding(struct sl_comparison *c, const struct sl_finding *f)
 	return 0;
 }
 
-/*
- * With one run (or segment) on a side the bootstrap sees only window-to-window variance,
- * and run-to-run variance dominates (docs/statistics.md): stretch the distribution of the
- * difference about its mean by f, i.e. assume the unseen run-to-run variance is
- * (f^2 - 1) times what was seen. Intervals get f times wider, z-scores f times smaller.
- */
-static void widen(double *d, size_t n, double f)
+/* Maps the histogram buckets either side of g uses to compact indices for the bootstrap. */
+static void ctx_init(const struct sl_compare_opts *o, const struct group *g, int *map,
+		     uint16_t *unmap, struct boot_ctx *bc)
 {
-	double mean = 0;
+	int nb = 0;
 
-	for (size_t i = 0; i < n; i++)
-		mean += d[i];
-	mean /= n ? (double)n : 1;
-	for (size_t i = 0; i < n; i++)
-		d[i] = mean + f * (d[i] - mean);
-}
-
-/* All metrics of one group: observed values, CI and raw p-values (verdicts come later). */
-static int test_group(const struct sl_compare_opts *o, const struct group *g,
-		      struct sl_comparison *c)
-{
-	int B = o->resamples, nb = 0, err = 0, map[SL_HIST_BUCKETS];
-	uint16_t unmap[SL_HIST_BUCKETS];
-	double obs[2][MAX_METRICS], sums[2][NC], *boot[2] = { NULL, NULL }, *d = NULL;
-	bool enough = g->side[0].windows >= o->min_windows && g->side[1].windows >= o->min_windows;
-	struct boot_ctx bc = { .o = o, .map = map, .unmap = unmap };
-	struct sl_rng rng;
-
-	memset(map, 0xff, sizeof(map));
+	memset(map, 0xff, sizeof(int) * SL_HIST_BUCKETS);
 	for (int s = 0; s < 2; s++)
 		for (int i = 0; i < g->side[s].nr; i++)
 			for (size_t j = 0; j < g->side[s].u[i].nr_bins; j++)
@@ -523,20 +501,119 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 			unmap[nb] = (uint16_t)k;
 			map[k] = nb++;
 		}
-	bc.nb = nb;
-	bc.nsb = nb ? (nb + SUPER - 1) / SUPER : 1;
-	bc.width = NC + bc.nsb;
+	*bc = (struct boot_ctx){ .o = o, .map = map, .unmap = unmap, .nb = nb };
+	bc->nsb = nb ? (nb + SUPER - 1) / SUPER : 1;
+	bc->width = NC + bc->nsb;
+}
+
+/* Resamples for a unit's within-run variance: a variance needs far fewer than a p-value. */
+static int within_resamples(const struct sl_compare_opts *o)
+{
+	return o->resamples < 400 ? o->resamples : 400;
+}
+
+/*
+ * Every unit of gs on its own: its metric values y[i * MAX_METRICS + m] and the moving-block
+ * bootstrap variance of each, w[...] (NAN when undefined): the within-run variance.
+ */
+static int unit_stats(const struct boot_ctx *bc, const struct gside *gs, struct sl_rng *rng,
+		      double *y, double *w)
+{
+	int B = within_resamples(bc->o), err = 0;
+	double *boot = malloc(sizeof(double) * B * sl_nr_metrics), sums[NC];
+
+	if (!boot)
+		return -ENOMEM;
+	for (int i = 0; i < gs->nr && !err; i++) {
+		struct gside one = { .u = &gs->u[i], .nr = 1, .windows = gs->u[i].n };
+
+		err = side_boot(bc, &one, rng, B, y + i * MAX_METRICS, boot, sums);
+		for (size_t m = 0; m < sl_nr_metrics && !err; m++) {
+			double mean = 0, ss = 0;
+			int k = 0;
+
+			for (int r = 0; r < B; r++)
+				if (!isnan(boot[m * B + r])) {
+					mean += boot[m * B + r];
+					k++;
+				}
+			mean /= k ? k : 1;
+			for (int r = 0; r < B; r++)
+				if (!isnan(boot[m * B + r]))
+					ss += (boot[m * B + r] - mean) * (boot[m * B + r] - mean);
+			w[i * MAX_METRICS + m] = k > 1 ? ss / (k - 1) : NAN;
+		}
+	}
+	free(boot);
+	return err;
+}
+
+/*
+ * The random-effects model's inputs for metric m from the units of up to two sides: the
+ * residual variance of unit values about their side's mean (*s2 on *d degrees of freedom)
+ * and the mean within-run variance of one unit's value (*v). Units whose value is
+ * undefined are left out.
+ */
+static void unit_model(const double *const y[2], const double *const w[2], const int nr[2],
+		       size_t m, int n_out[2], double *s2, double *d, double *v)
+{
+	double ss = 0, vs = 0;
+	int df = 0, nv = 0;
+
+	for (int s = 0; s < 2; s++) {
+		double mean = 0;
+		int k = 0;
+
+		for (int i = 0; i < nr[s]; i++)
+			if (!isnan(y[s][i * MAX_METRICS + m])) {
+				mean += y[s][i * MAX_METRICS + m];
+				k++;
+			}
+		mean /= k ? k : 1;
+		for (int i = 0; i < nr[s]; i++) {
+			double yi = y[s][i * MAX_METRICS + m], wi = w[s][i * MAX_METRICS + m];
+
+			if (isnan(yi))
+				continue;
+			ss += (yi - mean) * (yi - mean);
+			if (!isnan(wi)) {
+				vs += wi;
+				nv++;
+			}
+		}
+		df += k > 0 ? k - 1 : 0;
+		n_out[s] = k;
+	}
+	*d = df;
+	*s2 = df ? ss / df : NAN;
+	*v = nv ? vs / nv : NAN;
+}
+
+/* Per metric of one group: observed pooled values, and the model's inputs (verdicts later). */
+static int test_group(const struct sl_compare_opts *o, const struct group *g,
+		      struct sl_comparison *c)
+{
+	int err = 0, map[SL_HIST_BUCKETS];
+	uint16_t unmap[SL_HIST_BUCKETS];
+	double obs[2][MAX_METRICS], sums[2][NC], *y[2] = { NULL, NULL }, *w[2] = { NULL, NULL };
+	bool enough = g->side[0].windows >= o->min_windows && g->side[1].windows >= o->min_windows;
+	struct boot_ctx bc;
+	struct sl_rng rng;
+
+	ctx_init(o, g, map, unmap, &bc);
 	sl_rng_seed(&rng, o->seed ^ name_hash(g->name));
 	if (enough) {
-		boot[0] = malloc(sizeof(double) * B * sl_nr_metrics);
-		boot[1] = malloc(sizeof(double) * B * sl_nr_metrics);
-		d = malloc(sizeof(double) * B);
-		if (!boot[0] || !boot[1] || !d) {
-			err = -ENOMEM;
-			goto out;
+		for (int s = 0; s < 2 && !err; s++) {
+			size_t n = (size_t)(g->side[s].nr ? g->side[s].nr : 1) * MAX_METRICS;
+
+			y[s] = malloc(sizeof(double) * n);
+			w[s] = malloc(sizeof(double) * n);
+			if (!y[s] || !w[s])
+				err = -ENOMEM;
+			else if (!(err = side_boot(&bc, &g->side[s], &rng, 0, obs[s], NULL,
+						   sums[s])))
+				err = unit_stats(&bc, &g->side[s], &rng, y[s], w[s]);
 		}
-		for (int s = 0; s < 2 && !err; s++)
-			err = side_boot(&bc, &g->side[s], &rng, obs[s], boot[s], sums[s]);
 		if (err)
 			goto out;
 	}
@@ -551,8 +628,13 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 					.ci_hi = NAN,
 					.p = NAN,
 					.p_adj = NAN,
+					.df = NAN,
+					.margin = NAN,
+					.severity = NAN,
+					.s2 = NAN,
+					.v = NAN,
+					.primary = sl_metric_primary(mt),
 					.verdict = SL_V_INSUFFICIENT };
-		size_t nd = 0;
 
 		snprintf(f.grp, sizeof(f.grp), "%s", g->name);
 		if (enough && sums[0][mt->den] >= mt->min_den && sums[1][mt->den] >= mt->min_den &&
@@ -561,53 +643,316 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 			f.cand = obs[1][m];
 		}
 		if (!isnan(f.base) && !isnan(f.cand)) {
+			const double *yy[2] = { y[0], y[1] }, *ww[2] = { w[0], w[1] };
+			const int nr[2] = { g->side[0].nr, g->side[1].nr };
+
 			f.delta = f.cand - f.base;
 			f.rel = f.base != 0 ? f.delta / f.base : (f.delta != 0 ? INFINITY : 0);
-			for (int r = 0; r < B; r++) {
-				double x = boot[1][m * B + r] - boot[0][m * B + r];
-
-				if (!isnan(x))
-					d[nd++] = x;
-			}
-			if (c->single_run)
-				widen(d, nd, o->single_run_factor);
-			f.p = sl_stats_boot_pvalue(f.delta, d, nd);
-			f.ci_lo = sl_stats_percentile(d, nd, 0.025);
-			f.ci_hi = sl_stats_percentile(d, nd, 0.975);
-			f.verdict = SL_V_NO_CHANGE;
-			if (isnan(f.p))
-				f.verdict = SL_V_INSUFFICIENT;
+			unit_model(yy, ww, nr, m, f.n, &f.s2, &f.d, &f.v);
+			if (f.n[0] && f.n[1])
+				f.verdict = SL_V_EQUIVALENT; /* tested; decide() says what */
 		}
 		err = push_finding(c, &f);
 	}
 out:
-	free(boot[0]);
-	free(boot[1]);
-	free(d);
+	for (int s = 0; s < 2; s++) {
+		free(y[s]);
+		free(w[s]);
+	}
 	return err;
 }
 
-/* Holm across every tested (group, metric), then the three conditions of a flag. */
-static int decide(const struct sl_compare_opts *o, struct sl_comparison *c)
-{
-	double *p = malloc(sizeof(double) * (c->nr_findings ? c->nr_findings : 1));
-	double *adj = malloc(sizeof(double) * (c->nr_findings ? c->nr_findings : 1));
-	int err;
+/* A group's run-to-run variance in the history: sums of squares and df per metric. */
+struct hgroup {
+	char name[SL_GROUP_LEN];
+	double ss[MAX_METRICS], df[MAX_METRICS];
+};
 
-	if (!p || !adj) {
-		free(p);
-		free(adj);
-		return -ENOMEM;
+/*
+ * Variance-ratio features (s2 / v on d degrees of freedom) for the common prior, and the
+ * history's pooled run-to-run variance per group and metric.
+ */
+struct features {
+	double *r, *d;
+	size_t n, cap;
+	struct hgroup *hg;
+	int nr_hg;
+};
+
+static struct hgroup *find_hgroup(struct features *fs, const char *name, bool add)
+{
+	struct hgroup *h;
+
+	for (int i = 0; i < fs->nr_hg; i++)
+		if (!strcmp(fs->hg[i].name, name))
+			return &fs->hg[i];
+	if (!add || !(h = realloc(fs->hg, sizeof(*h) * (fs->nr_hg + 1))))
+		return NULL;
+	fs->hg = h;
+	h = &fs->hg[fs->nr_hg++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	return h;
+}
+
+static int add_feature(struct features *fs, double s2, double d, double v)
+{
+	if (!(d > 0) || !(v > 0) || !(s2 > 0) || isnan(s2) || isnan(v))
+		return 0;
+	if (fs->n == fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 256;
+		double *r = realloc(fs->r, sizeof(double) * cap), *d2;
+
+		if (!r)
+			return -ENOMEM;
+		fs->r = r;
+		d2 = realloc(fs->d, sizeof(double) * cap);
+		if (!d2)
+			return -ENOMEM;
+		fs->d = d2;
+		fs->cap = cap;
 	}
-	/* one run a side: a relative change must also be twice as large */
-	c->rel_threshold = o->rel_threshold * (c->single_run ? 2 : 1);
-	c->floor_scale = o->floor_scale;
+	fs->r[fs->n] = s2 / v;
+	fs->d[fs->n++] = d;
+	return 0;
+}
+
+static bool on_a_side(const struct sl_comparison *c, int64_t id)
+{
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < c->side[s].nr_runs; i++)
+			if (c->side[s].runs[i] == id)
+				return true;
+	return false;
+}
+
+/* The features of one kernel's runs: every group and metric with two or more runs. */
+static int kernel_features(sqlite3 *db, const struct sl_compare_opts *o, struct sl_cmp_side *side,
+			   struct features *fs)
+{
+	struct loaded l = { 0 };
+	int err = load_side(db, o, side, 0, &l);
+
+	for (int i = 0; i < l.nr && !err; i++) {
+		const struct group *g = &l.g[i];
+		const int nr[2] = { g->side[0].nr, 0 };
+		double *y = NULL, *w = NULL, s2, d, v;
+		int map[SL_HIST_BUCKETS], n[2];
+		uint16_t unmap[SL_HIST_BUCKETS];
+		struct hgroup *hg = NULL;
+		struct boot_ctx bc;
+		struct sl_rng rng;
+
+		if (g->side[0].nr < 2 || g->side[0].windows < o->min_windows)
+			continue;
+		ctx_init(o, g, map, unmap, &bc);
+		sl_rng_seed(&rng, o->seed ^ name_hash(g->name) ^ 0x5eed);
+		y = malloc(sizeof(double) * g->side[0].nr * MAX_METRICS);
+		w = malloc(sizeof(double) * g->side[0].nr * MAX_METRICS);
+		if (!y || !w)
+			err = -ENOMEM;
+		else
+			err = unit_stats(&bc, &g->side[0], &rng, y, w);
+		if (!err && !(hg = find_hgroup(fs, g->name, true)))
+			err = -ENOMEM;
+		for (size_t m = 0; m < sl_nr_metrics && !err; m++) {
+			const double *yy[2] = { y, y }, *ww[2] = { w, w };
+
+			unit_model(yy, ww, nr, m, n, &s2, &d, &v);
+			if (d > 0 && !isnan(s2)) {
+				hg->ss[m] += s2 * d;
+				hg->df[m] += d;
+			}
+			err = add_feature(fs, s2, d, v);
+		}
+		free(y);
+		free(w);
+	}
+	free_loaded(&l);
+	return err;
+}
+
+/*
+ * The database's history: comparable runs (c's label and topology) of kernels with two
+ * or more such runs, outside the comparison, newest first, at most o->history_runs,
+ * grouped by kernel release; runs of one kernel are replicates of each other. None with
+ * --force (no label or topology to match) or with segments.
+ */
+static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
+			    const struct sl_comparison *c, struct features *fs)
+{
+	struct sl_compare_opts ho = *o;
+	struct sl_cmp_side side = { 0 };
+	char cur[128] = "";
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE, err = 0, taken = 0;
+
+	/* segments of one run vary more than whole runs: the history's variance would
+	 * understate theirs */
+	if (o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
+		return 0;
+	ho.segment_ns = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT id, kernel_release FROM (SELECT r.id, r.kernel_release "
+			       "FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.workload = ?1 "
+			       "AND h.topo_hash = ?2 AND (SELECT count(*) FROM runs r2 JOIN hosts "
+			       "h2 ON h2.id = r2.host_id WHERE r2.kernel_release = r.kernel_release "
+			       "AND r2.workload = ?1 AND h2.topo_hash = ?2) >= 2 "
+			       "ORDER BY r.id DESC LIMIT ?3) "
+			       "ORDER BY kernel_release, id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, c->label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, c->topo_hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, o->history_runs + c->side[0].nr_runs + c->side[1].nr_runs);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), *p;
+		const char *k = (const char *)sqlite3_column_text(st, 1);
+
+		if (on_a_side(c, id) || !k)
+			continue;
+		if (strcmp(cur, k)) {
+			if (side.nr_runs >= 2)
+				err = kernel_features(db, &ho, &side, fs);
+			side.nr_runs = 0;
+			snprintf(cur, sizeof(cur), "%s", k);
+		}
+		if (err || taken >= o->history_runs)
+			continue;
+		if (!(p = realloc(side.runs, sizeof(*p) * (side.nr_runs + 1)))) {
+			err = -ENOMEM;
+			break;
+		}
+		side.runs = p;
+		side.runs[side.nr_runs++] = id;
+		taken++;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	if (!err && side.nr_runs >= 2)
+		err = kernel_features(db, &ho, &side, fs);
+	free(side.runs);
+	return err;
+}
+
+/* Runs a side likely to bring the interval to half-width h (sigma2: one run's variance). */
+static int runs_for(double sigma2, double h, double z, int now)
+{
+	double n;
+
+	if (!(h > 0))
+		return 99;
+	n = ceil(2 * sigma2 * (z / h) * (z / h));
+	if (n <= now)
+		n = now + 1;
+	return n > 99 ? 99 : (int)n;
+}
+
+/*
+ * The moderated t of every tested finding (variance ratio shrunk toward the prior), the
+ * two families' adjustments (Holm for the primary, Benjamini-Hochberg for the secondary),
+ * then the verdicts.
+ */
+static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_comparison *c)
+{
+	size_t n = c->nr_findings ? c->nr_findings : 1;
+	double *p[2] = { malloc(sizeof(double) * n), malloc(sizeof(double) * n) };
+	double *adj[2] = { malloc(sizeof(double) * n), malloc(sizeof(double) * n) };
+	struct features fs = { 0 };
+	bool info = false;
+	int err = 0, fam[2] = { 0, 0 };
+
+	if (!p[0] || !p[1] || !adj[0] || !adj[1]) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nr_findings && !err; i++)
+		if (c->findings[i].verdict != SL_V_INSUFFICIENT)
+			err = add_feature(&fs, c->findings[i].s2, c->findings[i].d,
+					  c->findings[i].v);
+	if (err || (err = history_features(db, o, c, &fs)))
+		goto out;
+	c->prior_features = (int)fs.n;
+	sl_stats_fit_prior(fs.r, fs.d, fs.n, &c->prior_s02, &c->prior_d0);
+	info = c->prior_d0 > 0 || fs.nr_hg > 0;
 	for (size_t i = 0; i < c->nr_findings; i++)
-		p[i] = c->findings[i].verdict == SL_V_INSUFFICIENT ? NAN : c->findings[i].p;
-	err = sl_stats_holm(p, c->nr_findings, adj);
-	for (size_t i = 0; !err && i < c->nr_findings; i++) {
+		info |= c->findings[i].verdict != SL_V_INSUFFICIENT && c->findings[i].d > 0;
+	/* nothing at all is known of run-to-run variance: the old rule of thumb */
+	c->single_run = !info;
+	c->single_run_factor = info ? 1 : o->single_run_factor;
+	c->rel_threshold = o->rel_threshold * (info ? 1 : 2);
+	c->floor_scale = o->floor_scale;
+	if (!info)
+		sl_cmp_note(c,
+			    "one run%s a side and no comparable runs: run-to-run variance unknown, "
+			    "nothing flagged or shown equivalent (intervals widened %gx)",
+			    o->segment_ns ? " or segment" : "", o->single_run_factor);
+	else if (c->prior_d0 > 0)
+		sl_cmp_note(c,
+			    "run-to-run variance moderated by a prior from %d variances "
+			    "(%.3g x within-run, %.3g df)",
+			    c->prior_features, c->prior_s02, c->prior_d0);
+	for (size_t i = 0; i < c->nr_findings; i++) {
+		struct sl_finding *f = &c->findings[i];
+		double sigma2, se, q, d0 = c->prior_d0, r;
+
+		const struct hgroup *hg = find_hgroup(&fs, f->grp, false);
+		size_t m = (size_t)(f->metric - sl_metrics);
+
+		p[0][i] = p[1][i] = NAN;
+		if (f->verdict == SL_V_INSUFFICIENT)
+			continue;
+		if (hg && hg->df[m] > 0) {
+			/* this group's own history: replicates of other kernels */
+			double dh = hg->df[m], sh = hg->ss[m] / dh;
+
+			sigma2 = (dh * sh + (f->d > 0 ? f->d * f->s2 : 0)) / (dh + f->d);
+			if (f->v > sigma2)
+				sigma2 = f->v;
+			f->df = dh + f->d;
+		} else if (f->v > 0) {
+			if (d0 > 0 || f->d > 0) {
+				if (isinf(d0))
+					r = c->prior_s02;
+				else if (d0 > 0)
+					r = (d0 * c->prior_s02 +
+					     (f->d > 0 ? f->d * f->s2 / f->v : 0)) /
+					    (d0 + f->d);
+				else
+					r = f->s2 / f->v;
+				/* a run's value varies at least as much as its own windows do */
+				sigma2 = (r > 1 ? r : 1) * f->v;
+				f->df = d0 + f->d;
+			} else {
+				sigma2 = o->single_run_factor * o->single_run_factor * f->v;
+				f->df = INFINITY;
+			}
+		} else {
+			sigma2 = f->d > 0 && f->s2 > 0 ? f->s2 : 0;
+			f->df = f->d > 0 ? f->d : INFINITY;
+		}
+		se = sqrt(sigma2 * (1.0 / f->n[0] + 1.0 / f->n[1]));
+		f->s2 = sigma2; /* from here on: the moderated variance of one run's value */
+		if (!(se > 0)) {
+			f->p = f->delta == 0 ? 1 : 0;
+			f->ci_lo = f->ci_hi = f->delta;
+		} else {
+			f->p = 2 * sl_stats_t_cdf(-fabs(f->delta) / se, f->df);
+			q = sl_stats_t_quantile(0.975, f->df);
+			f->ci_lo = f->delta - q * se;
+			f->ci_hi = f->delta + q * se;
+		}
+		p[f->primary ? 0 : 1][i] = f->p;
+		fam[f->primary ? 0 : 1]++;
+	}
+	if ((err = sl_stats_holm(p[0], c->nr_findings, adj[0])) ||
+	    (err = sl_stats_bh(p[1], c->nr_findings, adj[1])))
+		goto out;
+	for (size_t i = 0; i < c->nr_findings; i++) {
 		struct sl_finding *f = &c->findings[i];
 		const struct sl_metric *m = f->metric;
+		double floor = m->floor * c->floor_scale, half, need, z;
 		bool up = f->delta > 0;
 
 		if (f->verdict == SL_V_INSUFFICIENT) {
@@ -617,24 +962,61 @@ static int decide(const struct sl_compare_opts *o, struct sl_comparison *c)
 				 strcmp(f->grp, SL_GROUP_ALL) ? f->grp : "all tasks", m->name);
 			continue;
 		}
-		f->p_adj = adj[i];
-		if (f->p_adj < o->alpha && fabs(f->rel) >= c->rel_threshold &&
-		    fabs(f->delta) >= m->floor * c->floor_scale) {
+		f->p_adj = adj[f->primary ? 0 : 1][i];
+		f->margin = fmax(c->rel_threshold * fabs(f->base), floor);
+		f->severity = f->margin > 0 ? fabs(f->delta) / f->margin : NAN;
+		/* without any estimate of run-to-run variance nothing can be concluded: two
+		 * lab runs of one kernel can differ several-fold (README) */
+		if (info && f->p_adj < o->alpha && fabs(f->rel) >= c->rel_threshold &&
+		    fabs(f->delta) >= floor) {
 			if (m->polarity == SL_MPOL_NEUTRAL)
 				f->verdict = SL_V_CHANGE;
 			else if (up == (m->polarity == SL_MPOL_WORSE_UP))
 				f->verdict = SL_V_REGRESSION;
 			else
 				f->verdict = SL_V_IMPROVEMENT;
+		} else if (info && f->ci_lo > -f->margin && f->ci_hi < f->margin) {
+			f->verdict = SL_V_EQUIVALENT;
+		} else {
+			f->verdict = SL_V_INCONCLUSIVE;
+			/* resolved when the interval either clears the margin (at the family's
+			 * level) or fits inside it */
+			half = (f->ci_hi - f->ci_lo) / 2;
+			need = fabs(fabs(f->delta) - f->margin);
+			z = fabs(f->delta) < f->margin ?
+				    1.96 :
+				    -sl_stats_t_quantile(o->alpha / 2 /
+								 (fam[f->primary ? 0 : 1] ?
+									  fam[f->primary ? 0 : 1] :
+									  1),
+							 1e9);
+			f->runs_needed = half > 0 ?
+						 runs_for(f->s2, need, z,
+							  f->n[0] > f->n[1] ? f->n[0] : f->n[1]) :
+						 99;
+			/* nothing known of run-to-run variance: the first thing needed is a
+			 * second run a side to see it */
+			if (!info)
+				f->runs_needed = 2;
+			if (f->primary && f->runs_needed > c->runs_needed)
+				c->runs_needed = f->runs_needed;
 		}
 		c->regressions += f->verdict == SL_V_REGRESSION;
 		c->improvements += f->verdict == SL_V_IMPROVEMENT;
 		c->changes += f->verdict == SL_V_CHANGE;
+		c->equivalent += f->verdict == SL_V_EQUIVALENT;
+		c->inconclusive += f->verdict == SL_V_INCONCLUSIVE;
 		sl_metric_explain(m, f->grp, f->base, f->cand, f->ci_lo, f->ci_hi, f->explanation,
 				  sizeof(f->explanation));
 	}
-	free(p);
-	free(adj);
+out:
+	for (int k = 0; k < 2; k++) {
+		free(p[k]);
+		free(adj[k]);
+	}
+	free(fs.r);
+	free(fs.d);
+	free(fs.hg);
 	return err;
 }
 
@@ -648,22 +1030,62 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The flagged finding with the largest change relative to its margin, or NULL. */
+const struct sl_finding *sl_comparison_top(const struct sl_comparison *c)
+{
+	const struct sl_finding *top = NULL;
+
+	for (size_t i = 0; i < c->nr_findings; i++) {
+		const struct sl_finding *f = &c->findings[i];
+
+		if (f->verdict > SL_V_CHANGE)
+			continue;
+		if (!top || f->verdict < top->verdict ||
+		    (f->verdict == top->verdict && f->severity > top->severity))
+			top = f;
+	}
+	return top;
+}
+
 static void summarize(struct sl_comparison *c)
 {
 	const char *b = c->side[0].kernel, *k = c->side[1].kernel;
+	const struct sl_finding *top = sl_comparison_top(c);
+	char bv[32], cv[32];
+	size_t o;
 
-	if (c->verdict == SL_V_INSUFFICIENT)
+	if (c->verdict == SL_V_INSUFFICIENT) {
 		snprintf(c->summary, sizeof(c->summary),
 			 "insufficient data: %zu baseline and %zu candidate windows of all tasks",
 			 c->side[0].windows, c->side[1].windows);
-	else
-		snprintf(c->summary, sizeof(c->summary),
-			 "%s vs %s: %d regression%s, %d improvement%s, %d neutral change%s "
-			 "(%d vs %d run%s, %zu vs %zu windows)",
-			 b, k, c->regressions, c->regressions == 1 ? "" : "s", c->improvements,
-			 c->improvements == 1 ? "" : "s", c->changes, c->changes == 1 ? "" : "s",
-			 c->side[0].nr_runs, c->side[1].nr_runs, c->side[1].nr_runs == 1 ? "" : "s",
-			 c->side[0].windows, c->side[1].windows);
+		return;
+	}
+	o = (size_t)snprintf(c->summary, sizeof(c->summary),
+			     "%s vs %s: %d regression%s, %d improvement%s, %d neutral change%s, "
+			     "%d inconclusive, %d equivalent (%d vs %d run%s, %zu vs %zu windows)",
+			     b, k, c->regressions, c->regressions == 1 ? "" : "s", c->improvements,
+			     c->improvements == 1 ? "" : "s", c->changes,
+			     c->changes == 1 ? "" : "s", c->inconclusive, c->equivalent,
+			     c->side[0].nr_runs, c->side[1].nr_runs,
+			     c->side[1].nr_runs == 1 ? "" : "s", c->side[0].windows,
+			     c->side[1].windows);
+	if (o >= sizeof(c->summary))
+		return;
+	if (top) {
+		sl_metric_format(top->metric, top->base, bv, sizeof(bv));
+		sl_metric_format(top->metric, top->cand, cv, sizeof(cv));
+		snprintf(c->summary + o, sizeof(c->summary) - o, "; top: %s %s of %s %s -> %s",
+			 sl_verdict_name(top->verdict), top->metric->name,
+			 strcmp(top->grp, SL_GROUP_ALL) ? top->grp : "all tasks", bv, cv);
+	} else if (c->verdict == SL_V_INCONCLUSIVE && c->single_run) {
+		snprintf(c->summary + o, sizeof(c->summary) - o,
+			 "; inconclusive: record at least 2 runs a side (or keep comparable runs "
+			 "of other kernels) so that run-to-run variance can be estimated");
+	} else if (c->verdict == SL_V_INCONCLUSIVE) {
+		snprintf(c->summary + o, sizeof(c->summary) - o,
+			 "; inconclusive: about %d%s runs a side would likely resolve it",
+			 c->runs_needed, c->runs_needed >= 99 ? "+" : "");
+	}
 }
 
 int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
@@ -683,7 +1105,8 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 		return sl_error(-SL_ERANGE, "metric table larger than %d", MAX_METRICS);
 	}
 	if (o.resamples < 100 || o.resamples > 1000000 || o.alpha <= 0 || o.alpha >= 1 ||
-	    o.rel_threshold < 0 || o.floor_scale < 0 || o.single_run_factor < 1) {
+	    o.rel_threshold < 0 || o.floor_scale < 0 || o.single_run_factor < 1 ||
+	    o.history_runs < 0 || o.history_runs > 10000) {
 		free(c);
 		return sl_error(-SL_EUSAGE,
 				"comparison settings out of range (resamples %d, "
@@ -705,13 +1128,6 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 		c->side[s].windows = all ? all->side[s].windows : 0;
 		c->side[s].units = all ? all->side[s].nr : 0;
 	}
-	c->single_run = c->side[0].units < 2 || c->side[1].units < 2;
-	c->single_run_factor = c->single_run ? o.single_run_factor : 1;
-	if (c->single_run)
-		sl_cmp_note(c,
-			    "single run%s on a side: run-to-run variance unknown, confidence "
-			    "intervals widened %gx and the relative threshold doubled",
-			    o.segment_ns ? " or segment" : "", o.single_run_factor);
 	if (o.segment_ns)
 		sl_cmp_note(c, "runs cut into %.0f s segments that serve as runs",
 			    (double)o.segment_ns / 1e9);
@@ -733,7 +1149,7 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 	if (skipped)
 		sl_cmp_note(c, "%d group%s with fewer than %zu windows on a side not compared",
 			    skipped, skipped == 1 ? "" : "s", o.min_windows);
-	if (err || (err = decide(&o, c)))
+	if (err || (err = decide(db, &o, c)))
 		goto fail;
 	if (!all || c->side[0].windows < o.min_windows || c->side[1].windows < o.min_windows)
 		c->verdict = SL_V_INSUFFICIENT;
@@ -743,8 +1159,10 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 		c->verdict = SL_V_IMPROVEMENT;
 	else if (c->changes)
 		c->verdict = SL_V_CHANGE;
+	else if (c->runs_needed)
+		c->verdict = SL_V_INCONCLUSIVE;
 	else
-		c->verdict = SL_V_NO_CHANGE;
+		c->verdict = SL_V_EQUIVALENT;
 	if (o.groups && !c->nr_findings)
 		sl_cmp_note(c, "none of the selected groups has windows on both sides");
 	summarize(c);

@@ -3,11 +3,13 @@
  * Kernel-vs-kernel comparison (docs/statistics.md): selects a baseline and a
  * candidate set of runs (by kernel release, by run ids, or the previous kernel against
  * the current one for a workload label), loads their windows, and tests every metric of
- * lib/metrics.h for every group with a hierarchical bootstrap (runs, then moving blocks
- * of consecutive windows within a run), Holm-corrected across the whole family. A metric
- * is flagged only when it is significant, its relative change passes a threshold and its
- * absolute change passes the metric's floor. The comparison and its findings can be
- * stored (tables comparisons, comparison_runs, findings) and read back.
+ * lib/metrics.h for every group with a moderated t on run values: within-run variance from
+ * a block bootstrap of each run's windows, run-to-run variance from the runs, shrunk toward
+ * the database's history of comparable runs or an empirical-Bayes prior over all metrics.
+ * Primary metrics are Holm-adjusted, secondary ones Benjamini-Hochberg. A metric is flagged
+ * when significant, past the relative threshold and past its floor; equivalent when its
+ * interval lies within that margin; inconclusive otherwise. The comparison and its
+ * findings can be stored (tables comparisons, comparison_runs, findings) and read back.
  */
 #ifndef SL_COMPARE_H
 #define SL_COMPARE_H
@@ -25,11 +27,15 @@ enum sl_verdict {
 	SL_V_REGRESSION, /* significant, large enough, in the metric's bad direction */
 	SL_V_IMPROVEMENT, /* ... in its good direction */
 	SL_V_CHANGE, /* ... of a neutral metric */
-	SL_V_NO_CHANGE,
+	SL_V_EQUIVALENT, /* the 95% interval lies within the threshold and floor: no change */
+	SL_V_INCONCLUSIVE, /* neither flagged nor equivalent: more runs needed */
 	SL_V_INSUFFICIENT, /* too few windows or events: no verdict */
 };
 
-/* "regression", "improvement", "change", "no_change", "insufficient_data". */
+/*
+ * "regression", "improvement", "change", "equivalent", "inconclusive", "insufficient_data"
+ * (stored comparisons from before schema 6 may also say "no_change").
+ */
 const char *sl_verdict_name(enum sl_verdict v);
 
 struct sl_compare_opts {
@@ -45,11 +51,14 @@ struct sl_compare_opts {
 
 	/* statistics (sl_compare_opts_default) */
 	uint64_t seed; /* 1 */
-	int resamples; /* bootstrap resamples, 1000 */
-	double alpha; /* family-wise, after Holm: 0.01 */
+	int resamples; /* bootstrap resamples, 1000 (at most 400 per run's within variance) */
+	double alpha; /* primary family Holm, secondary BH: 0.01 */
 	double rel_threshold; /* |relative change| to flag: 0.10 */
 	double floor_scale; /* multiplies every metric's absolute floor: 1 */
-	double single_run_factor; /* one run a side: intervals widened this much: 3 */
+	double single_run_factor; /* no run-to-run variance known at all (one run a side and no
+				   * history): intervals widened this much: 3 */
+	int history_runs; /* comparable runs outside the comparison used for the variance
+			   * prior, at most: 24; 0: none */
 	size_t block_len; /* windows per moving block; 0: cube root of the run's windows */
 	size_t min_windows; /* per side and group, fewer is insufficient data: 10 */
 	bool store; /* write the comparison and its findings (store opened read-write) */
@@ -62,10 +71,19 @@ struct sl_finding {
 	char grp[SL_GROUP_LEN];
 	double base, cand; /* pooled values in the metric's display unit; NAN if unknown */
 	double delta, rel; /* cand - base, and over base (INFINITY when base is 0) */
-	double ci_lo, ci_hi; /* 95% percentile bootstrap interval of delta */
-	double p, p_adj; /* bootstrap p-value, Holm-adjusted; NAN when not tested */
+	double ci_lo, ci_hi; /* 95% interval of delta (moderated t) */
+	double p, p_adj; /* moderated-t p-value, adjusted in its family; NAN when not tested */
+	double df; /* degrees of freedom of the moderated t (prior + residual) */
+	double margin; /* max(relative threshold * |base|, floor): the equivalence margin */
+	double severity; /* |delta| / margin */
+	bool primary; /* in the primary (Holm) family, else the secondary (FDR) one */
+	int runs_needed; /* inconclusive: runs a side likely to resolve it (99: 99 or more) */
 	enum sl_verdict verdict;
 	char explanation[400];
+	/* the model's inputs (compare.c) */
+	int n[2]; /* units a side */
+	double s2, d; /* residual run-to-run variance of unit values, its df */
+	double v; /* mean within-run (bootstrap) variance of one unit's value */
 };
 
 struct sl_cmp_side {
@@ -82,14 +100,18 @@ struct sl_comparison {
 	struct sl_cmp_side side[2]; /* [0] baseline, [1] candidate */
 	char label[128];
 	char topo_hash[32];
-	bool single_run; /* a side has one run (or segment): intervals were widened */
+	bool single_run; /* nothing known of run-to-run variance: intervals were widened */
 	double single_run_factor; /* by this much (1 when not single_run) */
 	double rel_threshold, floor_scale; /* as applied */
 	uint64_t seed;
 	int resamples;
 	double alpha;
-	enum sl_verdict verdict; /* regression > improvement > change > no_change */
-	int regressions, improvements, changes, insufficient;
+	enum sl_verdict verdict; /* regression > improvement > change > inconclusive >
+				  * equivalent */
+	int regressions, improvements, changes, insufficient, equivalent, inconclusive;
+	int runs_needed; /* inconclusive: the most any primary finding needs */
+	double prior_s02, prior_d0; /* the variance-ratio prior (s0^2, d0); d0 0: none */
+	int prior_features; /* how many (group, metric) variances it was fitted on */
 	char summary[512];
 	int nr_notes;
 	char notes[6][256];
@@ -106,6 +128,9 @@ struct sl_comparison {
 int sl_compare(struct sl_store *store, const struct sl_compare_opts *o, struct sl_comparison **ret);
 
 void sl_comparison_free(struct sl_comparison *c);
+
+/* The flagged finding a reader should see first (worst verdict, then largest severity). */
+const struct sl_finding *sl_comparison_top(const struct sl_comparison *c);
 
 /* The comparison as a JSON object (new reference; NULL on allocation failure). */
 json_t *sl_comparison_to_json(const struct sl_comparison *c);

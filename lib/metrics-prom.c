@@ -309,18 +309,19 @@ static void render_findings(FILE *f, const struct sl_prom *p, const json_t *find
 	const json_t *arr = json_object_get(findings, "findings"), *fi;
 	json_int_t id = json_integer_value(json_object_get(comp, "id"));
 	char h[256], b[512], c[512], m[128], g[128], v[64];
+	static const char *const verdicts[] = { "regression",	"improvement", "change",
+						"inconclusive", "equivalent",  "insufficient_data" };
+	const char *cv = json_string_value(json_object_get(comp, "verdict")) ?: "";
 	int counts[3] = { 0 };
 	size_t i;
 
 	family(f, "schedlens_findings", "gauge",
-	       "Flagged findings of the newest comparison by verdict.");
+	       "Findings of the newest comparison by verdict (flagged, inconclusive, equivalent).");
 	sl_prom_escape(h, sizeof(h), p->host);
 	if (!comp) {
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 5; k++)
 			fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"%s\"} 0\n", h,
-				k == 0 ? "regression" :
-				k == 1 ? "improvement" :
-					 "change");
+				verdicts[k]);
 		return;
 	}
 	sl_prom_escape(b, sizeof(b), json_string_value(json_object_get(comp, "baseline")) ?: "");
@@ -338,6 +339,17 @@ static void render_findings(FILE *f, const struct sl_prom *p, const json_t *find
 	fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"regression\"} %d\n", h, counts[0]);
 	fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"improvement\"} %d\n", h, counts[1]);
 	fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"change\"} %d\n", h, counts[2]);
+	fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"inconclusive\"} %lld\n", h,
+		(long long)json_integer_value(json_object_get(comp, "inconclusive")));
+	fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"equivalent\"} %lld\n", h,
+		(long long)json_integer_value(json_object_get(comp, "equivalent")));
+	/* a state set: 1 for the newest comparison's verdict, 0 for the others */
+	family(f, "schedlens_comparison_verdict", "gauge",
+	       "Verdict of the newest comparison: 1 for its verdict, 0 for the others.");
+	for (int k = 0; k < 6; k++)
+		fprintf(f,
+			"schedlens_comparison_verdict{host=\"%s\",comparison=\"%lld\",verdict=\"%s\"} %d\n",
+			h, (long long)id, verdicts[k], !strcmp(cv, verdicts[k]));
 	for (int k = 0; k < 3; k++) {
 		family(f, gauges[k][0], "gauge", gauges[k][2]);
 		json_array_foreach(arr, i, fi)

@@ -102,6 +102,21 @@ const struct sl_metric sl_metrics[] = {
 
 const size_t sl_nr_metrics = sizeof(sl_metrics) / sizeof(sl_metrics[0]);
 
+/* The primary family: one headline metric per question the product answers (idle CPUs
+ * missed, placement relative to the waker, latency, preemption, lock-holder preemption).
+ * Near-duplicates (policy_affine_share measures almost what waker_same_share does) stay
+ * secondary. */
+static const char *const primary_names[] = { "missed_idle_rate", "waker_same_share", "latency_p50",
+					     "preempt_share",	 "lhp_cost",	     NULL };
+
+bool sl_metric_primary(const struct sl_metric *m)
+{
+	for (int i = 0; primary_names[i]; i++)
+		if (!strcmp(m->name, primary_names[i]))
+			return true;
+	return false;
+}
+
 const struct sl_metric *sl_metric_find(const char *name)
 {
 	for (size_t i = 0; i < sl_nr_metrics; i++)
@@ -218,7 +233,13 @@ void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, 
 	sl_metric_format(m, cand, v, sizeof(v));
 	sl_metric_format(m, base, was, sizeof(was));
 	format_delta(m, cand - base, d, sizeof(d));
-	if (m->kind != SL_MK_SHARE && base > 0)
+	/* a large change reads best as a ratio: "2.8x as often", "3.1x less often" */
+	if (base > 0 && cand > 0 && (cand / base >= 1.5 || base / cand >= 1.5))
+		snprintf(rel, sizeof(rel), ", %.2gx %s", cand > base ? cand / base : base / cand,
+			 m->kind == SL_MK_QUANTILE || !strcmp(m->unit, "ms/s") ?
+				 (cand > base ? "as long" : "shorter") :
+				 (cand > base ? "as often" : "less often"));
+	else if (m->kind != SL_MK_SHARE && base > 0)
 		snprintf(rel, sizeof(rel), " (%+.0f%%)", 100 * (cand - base) / base);
 	range_text(m, lo, hi, ci, sizeof(ci));
 	for (const char *t = m->text; *t && o + 1 < size;) {

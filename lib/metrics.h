@@ -9,6 +9,7 @@
 #ifndef SL_METRICS_H
 #define SL_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +89,9 @@ extern const size_t sl_nr_metrics;
 
 /* The metric named name, or NULL. */
 const struct sl_metric *sl_metric_find(const char *name);
+
+/* In the small primary (headline, Holm) family; the others are secondary (FDR). */
+bool sl_metric_primary(const struct sl_metric *m);
 
 /* "worse_up", "worse_down", "neutral". */
 const char *sl_polarity_name(enum sl_polarity p);

@@ -190,3 +190,196 @@ int sl_stats_holm(const double *p, size_t n, double *adj)
 	free(v);
 	return 0;
 }
+
+int sl_stats_bh(const double *p, size_t n, double *adj)
+{
+	struct pv *v = malloc(sizeof(*v) * (n ? n : 1));
+	size_t m = 0;
+	double run = 1;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		adj[i] = NAN;
+		if (!isnan(p[i]))
+			v[m++] = (struct pv){ p[i], i };
+	}
+	qsort(v, m, sizeof(*v), cmp_pv);
+	for (size_t j = m; j-- > 0;) {
+		double a = (double)m * v[j].p / (double)(j + 1);
+
+		if (a < run)
+			run = a;
+		adj[v[j].i] = run;
+	}
+	free(v);
+	return 0;
+}
+
+/* Continued fraction of the regularized incomplete beta function (modified Lentz). */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = fabs(d) < tiny ? tiny : d;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2)), del;
+
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-14)
+			break;
+	}
+	return h;
+}
+
+/* Regularized incomplete beta I_x(a, b). */
+static double ibeta(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * betacf(a, b, x) / a;
+	return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+double sl_stats_t_cdf(double t, double df)
+{
+	double tail;
+
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(df) || df > 1e7)
+		return sl_stats_norm_cdf(t);
+	tail = 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
+	return t < 0 ? tail : 1 - tail;
+}
+
+double sl_stats_t_quantile(double q, double df)
+{
+	double lo = -1e3, hi = 1e3;
+
+	if (!(q > 0 && q < 1) || !(df > 0))
+		return NAN;
+	/* bisection: 100 halvings of [-1000, 1000] are far below double precision */
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (sl_stats_t_cdf(mid, df) < q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double sl_stats_digamma(double x)
+{
+	double r = 0, f;
+
+	while (x < 6) {
+		r -= 1 / x;
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r + log(x) - 0.5 / x -
+	       f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+double sl_stats_trigamma(double x)
+{
+	double r = 0, f;
+
+	while (x < 6) {
+		r += 1 / (x * x);
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r + 1 / x + f / 2 +
+	       f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30))));
+}
+
+static double tetragamma(double x)
+{
+	double r = 0, f;
+
+	while (x < 6) {
+		r -= 2 / (x * x * x);
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r - f - f / x - f * f / 2 + f * f * f / 6 - f * f * f * f / 6;
+}
+
+/* limma's trigammaInverse: Newton's method from Smyth's start value. */
+static double trigamma_inverse(double y)
+{
+	double x;
+
+	if (y > 1e7)
+		return 1 / sqrt(y);
+	if (y < 1e-6)
+		return 1 / y;
+	x = 0.5 + 1 / y;
+	for (int i = 0; i < 50; i++) {
+		double tri = sl_stats_trigamma(x), dif = tri * (1 - tri / y) / tetragamma(x);
+
+		x += dif;
+		if (-dif / x < 1e-8)
+			break;
+	}
+	return x;
+}
+
+void sl_stats_fit_prior(const double *s2, const double *df, size_t n, double *ret_s02,
+			double *ret_d0)
+{
+	double emean = 0, evar = 0, tri = 0, e;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (s2[i] > 0 && df[i] > 0 && !isnan(s2[i]) && !isinf(s2[i]))
+			m++;
+	*ret_s02 = NAN;
+	*ret_d0 = 0;
+	if (m < 3)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (s2[i] > 0 && df[i] > 0 && !isnan(s2[i]) && !isinf(s2[i]))
+			emean += log(s2[i]) - sl_stats_digamma(df[i] / 2) + log(df[i] / 2);
+	emean /= (double)m;
+	for (size_t i = 0; i < n; i++)
+		if (s2[i] > 0 && df[i] > 0 && !isnan(s2[i]) && !isinf(s2[i])) {
+			e = log(s2[i]) - sl_stats_digamma(df[i] / 2) + log(df[i] / 2);
+			evar += (e - emean) * (e - emean);
+			tri += sl_stats_trigamma(df[i] / 2);
+		}
+	evar = evar / (double)(m - 1) - tri / (double)m;
+	if (evar > 0) {
+		*ret_d0 = 2 * trigamma_inverse(evar);
+		*ret_s02 = exp(emean + sl_stats_digamma(*ret_d0 / 2) - log(*ret_d0 / 2));
+	} else {
+		*ret_d0 = INFINITY;
+		*ret_s02 = exp(emean);
+	}
+}

@@ -63,4 +63,31 @@ double sl_stats_boot_pvalue(double observed, const double *boot, size_t n);
  */
 int sl_stats_holm(const double *p, size_t n, double *adj);
 
+/*
+ * Benjamini-Hochberg adjusted p-values (false-discovery rate): with the m valid p-values
+ * sorted ascending, adj(i) = min over j >= i of min(1, m * p(j) / (j + 1)). NAN entries are
+ * left out, as in sl_stats_holm(). Returns 0 or -ENOMEM.
+ */
+int sl_stats_bh(const double *p, size_t n, double *adj);
+
+/* Student's t distribution function with df degrees of freedom (df > 0; INFINITY: normal). */
+double sl_stats_t_cdf(double t, double df);
+
+/* The q-quantile of Student's t with df degrees of freedom (0 < q < 1). */
+double sl_stats_t_quantile(double q, double df);
+
+/* Digamma and trigamma functions for x > 0. */
+double sl_stats_digamma(double x);
+double sl_stats_trigamma(double x);
+
+/*
+ * The empirical-Bayes prior of limma's moderated t (Smyth 2004, fitFDist): given n
+ * feature variances s2[i] > 0 each on df[i] > 0 degrees of freedom, estimates by moments
+ * of log s2 the scaled inverse-chi-square prior s0^2, d0 they are drawn from. *ret_d0 is
+ * INFINITY when the variances spread no more than sampling alone explains, 0 (and s0^2
+ * NAN) with fewer than 3 features. Entries with s2 <= 0, NAN or df <= 0 are skipped.
+ */
+void sl_stats_fit_prior(const double *s2, const double *df, size_t n, double *ret_s02,
+			double *ret_d0);
+
 #endif

@@ -111,13 +111,28 @@ ok "show --csv: sections with a header each, same values as --json ($cs)" \
 ok "show -n 1: one row per top table" \
 	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (len(d[\"groups\"]) == 1 and len(d[\"lhp_victims\"]) <= 1 and d[\"run\"][\"label\"] == \"pg,\\\"quoted\\\"\"))" "$tmp/show2.json"'
 
-# --- diff --csv, findings
-"$SL" diff --db "$db" --force 1 2 >"$tmp/diff.txt" 2>&1
+# --- diff --csv, findings: a second run of each kernel, since one run a side and no
+# other runs of the same workload concludes nothing (diff exits 3, inconclusive)
+"$SL" diff --db "$db" --force 1 2 >"$tmp/diff1.txt" 2>&1
 rc=$?
-ok "diff 1 2 stores comparison 1 (exit $rc, unchanged contract: 0 or 1)" '[ $rc -le 1 ] && [ "$(q "select count(*) from comparisons")" = 1 ]'
+ok "diff 1 2: one run a side and no history is inconclusive, exit 3 ($rc)" \
+	'[ $rc = 3 ] && grep -q "^verdict: inconclusive: " "$tmp/diff1.txt" && [ "$(q "select count(*) from comparisons")" = 1 ]'
+"$SL" diff --db "$db" --force --no-store --inconclusive-ok 1 2 >/dev/null 2>&1
+rc=$?
+ok "--inconclusive-ok turns exit 3 into 0 ($rc)" '[ $rc = 0 ]'
+q "delete from findings; delete from comparison_runs; delete from comparisons"
+"$B/slsynth" --topology westmere --policy buddy --seed 3 --duration 2 --window-ms 100 \
+	--db "$db" --kernel 6.1-test --label pgbench >"$tmp/s3" 2>&1 &&
+	"$B/slsynth" --topology westmere --policy llc-scan --seed 4 --duration 2 --window-ms 100 \
+		--db "$db" --kernel 6.12-test --label "pg,\"quoted\"" >"$tmp/s4" 2>&1
+ok "synthesized runs 3 and 4" '[ $? -eq 0 ]' || exit 1
+"$SL" diff --db "$db" --force --baseline-runs 1,3 --candidate-runs 2,4 >"$tmp/diff.txt" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/diff.txt" | tail -3
+ok "diff 1,3 vs 2,4 stores a comparison (exit $rc: 0, 1 or 3)" '[ $rc -le 1 -o $rc = 3 ] && [ "$(q "select count(*) from comparisons")" = 1 ]'
 ok "diff text: the flagged findings table with sentences" \
 	'grep -q "^VERDICT  *GROUP  *METRIC  *BASELINE  *CANDIDATE" "$tmp/diff.txt" && grep -q "^    wakeups of all tasks landed on a busy CPU" "$tmp/diff.txt"'
-"$SL" diff --db "$db" --force --no-store --csv 1 2 >"$tmp/diff.csv"
+"$SL" diff --db "$db" --force --no-store --csv --baseline-runs 1,3 --candidate-runs 2,4 >"$tmp/diff.csv"
 rc2=$?
 cs=$(python3 -c "
 import csv, sys; r = list(csv.DictReader(open(sys.argv[1], newline='')))
@@ -139,7 +154,7 @@ ok "findings 1: the flagged findings ($flagged) with sentences and the verdict" 
 n1=$(python3 -c "import csv, sys; print(len(list(csv.DictReader(sys.stdin))))" < <("$SL" findings --db "$db" 1 --csv))
 n2=$(python3 -c "import json, sys; d = json.load(sys.stdin); print(len(d['findings']), d['baseline_runs'], d['candidate_runs'])" < <("$SL" findings --db "$db" 1 --json))
 ok "findings 1 --csv / --json: every finding ($n1; $n2)" \
-	'[ "$n1" = "$(q "select count(*) from findings where comparison_id = 1")" ] && [ "$n2" = "$n1 [1] [2]" ]'
+	'[ "$n1" = "$(q "select count(*) from findings where comparison_id = 1")" ] && [ "$n2" = "$n1 [1, 3] [2, 4]" ]'
 
 # --- errors
 "$SL" show --db "$db" 42 >"$tmp/o" 2>"$tmp/e"

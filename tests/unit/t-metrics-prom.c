@@ -182,6 +182,35 @@ int main(void)
 	}
 	promtool(text, "loaded");
 	free(text);
+
+	/* the newest comparison's verdicts, as sl_api_findings() returns them */
+	{
+		json_t *fj = json_pack(
+			"{s:[{s:i, s:s, s:s, s:s, s:i, s:i}], s:[{s:i, s:s, s:s, s:s, s:f, s:f}]}",
+			"comparisons", "id", 3, "baseline", "kernel=6.1", "candidate",
+			"kernel=6.12", "verdict", "inconclusive", "inconclusive", 4, "equivalent",
+			10, "findings", "comparison_id", 3, "metric", "waker_same_share", "group",
+			"postgres", "verdict", "change", "baseline_value", 46.5, "candidate_value",
+			27.0);
+
+		text = sl_prom_render(p, fj, &len);
+		ok(text && strstr(text, ",verdict=\"inconclusive\"} 4\n") &&
+			   strstr(text, ",verdict=\"equivalent\"} 10\n") &&
+			   strstr(text, ",verdict=\"change\"} 1\n"),
+		   "findings gauge counts inconclusive and equivalent findings too");
+		ok(text &&
+			   strstr(text,
+				  "schedlens_comparison_verdict{host=\"host\\\"with\\\\odd\\nname\","
+				  "comparison=\"3\",verdict=\"inconclusive\"} 1\n") &&
+			   strstr(text, "comparison=\"3\",verdict=\"equivalent\"} 0\n"),
+		   "the comparison's verdict as a state set");
+		if (text) {
+			check_format(text, "findings");
+			promtool(text, "findings");
+		}
+		free(text);
+		json_decref(fj);
+	}
 	sl_prom_free(p);
 	sl_prom_free(NULL);
 	return done_testing();

@@ -179,6 +179,68 @@ static void test_coverage(void)
 	   "coverage %.1f%% is close to 95%% (90..99)", 100.0 * covered / TRIALS);
 }
 
+/* Reference values as R gives them: pt(), qt(), digamma(), trigamma(), p.adjust("BH"). */
+static void test_moderated(void)
+{
+	const double p[5] = { 0.01, 0.04, NAN, 0.03, 0.2 };
+	const double want[5] = { 0.04, 0.16 / 3, NAN, 0.16 / 3, 0.2 };
+	double adj[5], s2[8], df[8], s02, d0;
+	struct sl_rng r;
+	bool same = true;
+
+	/* the plain t on run means: t = 7.8 on 2 df */
+	ok(fabs(2 * sl_stats_t_cdf(-7.8, 2) - 0.016042) < 1e-5, "2 * pt(-7.8, 2) = 0.01604");
+	ok(fabs(sl_stats_t_cdf(1.5, 7) - 0.911351) < 1e-5, "pt(1.5, 7) = 0.91135");
+	ok(fabs(sl_stats_t_quantile(0.975, 2) - 4.302653) < 1e-5, "qt(0.975, 2) = 4.30265");
+	ok(fabs(sl_stats_t_quantile(0.975, INFINITY) - 1.959964) < 1e-5,
+	   "qt(0.975, Inf) = 1.95996");
+	ok(fabs(sl_stats_digamma(2.5) - 0.7031566) < 1e-6, "digamma(2.5)");
+	ok(fabs(sl_stats_trigamma(0.5) - 4.934802) < 1e-5, "trigamma(0.5)");
+	is_int(sl_stats_bh(p, 5, adj), 0, "Benjamini-Hochberg");
+	for (int i = 0; i < 5; i++)
+		same &= isnan(want[i]) ? isnan(adj[i]) : fabs(adj[i] - want[i]) < 1e-12;
+	ok(same, "BH adjusted p-values as R's p.adjust, NAN left out");
+
+	/* variances drawn from a scaled inverse chi-square prior s0^2 = 2, d0 = 10, each on
+	 * 4 df: the prior is found again within sampling error */
+	sl_rng_seed(&r, 7);
+	{
+		enum { N = 4000 };
+		static double v[N], dfs[N];
+
+		for (int i = 0; i < N; i++) {
+			double chi0 = 0, chi = 0;
+
+			for (int k = 0; k < 10; k++) {
+				double u = sl_rng_double(&r), w = sl_rng_double(&r);
+				double z = sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * w);
+
+				chi0 += z * z;
+			}
+			for (int k = 0; k < 4; k++) {
+				double u = sl_rng_double(&r), w = sl_rng_double(&r);
+				double z = sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * w);
+
+				chi += z * z;
+			}
+			/* sigma^2 ~ d0 s0^2 / chi2(d0); s2 ~ sigma^2 chi2(4) / 4 */
+			v[i] = 10 * 2.0 / chi0 * chi / 4;
+			dfs[i] = 4;
+		}
+		sl_stats_fit_prior(v, dfs, N, &s02, &d0);
+		diag("fitted prior: s0^2 %.3f (2), d0 %.2f (10)", s02, d0);
+		ok(fabs(s02 - 2) < 0.2 && d0 > 7 && d0 < 14, "the prior is recovered");
+	}
+	for (int i = 0; i < 8; i++) {
+		s2[i] = 1 + 0.01 * i;
+		df[i] = 3;
+	}
+	sl_stats_fit_prior(s2, df, 8, &s02, &d0);
+	ok(isinf(d0) && s02 > 0, "variances that agree better than chance: d0 infinite");
+	sl_stats_fit_prior(s2, df, 2, &s02, &d0);
+	ok(d0 == 0 && isnan(s02), "fewer than 3 variances: no prior");
+}
+
 int main(void)
 {
 	test_rng();
@@ -186,5 +248,6 @@ int main(void)
 	test_percentile();
 	test_holm();
 	test_coverage();
+	test_moderated();
 	return done_testing();
 }

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `make calibrate`: the comparison's operating characteristics, measured on window-level
+ * synthetic runs with a run-level random effect (tests/synth/synth-windows.h). For 1, 2,
+ * 3 and 5 runs a side it compares PAIRS A/A pairs (both sides drawn from one
+ * configuration) and prints the share of comparisons that flagged a regression, flagged
+ * anything, or came out inconclusive or equivalent; then the power against known effects:
+ * a 20-point shift of postgres' waker-same share and a 3x lock-holder preemption rate at
+ * 2 runs a side, and the same shift at 2 runs against 1 (which must never be equivalent).
+ * Every database holds, besides the pairs, 8 replicate runs of a "history" kernel, as a
+ * user's database holds earlier runs. Usage: calibrate [PAIRS [DIR]]; exit 1 when a
+ * target is missed (false regressions above 1% at any runs a side, a 2 vs 1 shift found
+ * equivalent, or less than 80% power for the 20-point shift at 2 runs a side).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../synth/synth-windows.h"
+#include "compare.h"
+#include "error.h"
+#include "store.h"
+
+struct tally {
+	int done, regressions, flagged, inconclusive, equivalent, hit;
+};
+
+static int make_runs(struct sl_store *st, const char *kernel, int n, uint64_t seed, double shift,
+		     double lhp, int64_t *ids)
+{
+	struct synth_win_config cfg;
+	int err = 0;
+
+	synth_win_default(&cfg);
+	cfg.kernel_release = kernel;
+	cfg.shift_pts = shift;
+	cfg.lhp_factor = lhp;
+	for (int i = 0; i < n && !err; i++) {
+		cfg.seed = seed * 1000 + (uint64_t)i;
+		err = synth_win_to_store(st, &cfg, &ids[i]);
+	}
+	return err;
+}
+
+/* One comparison; hit: the metric named metric of postgres was flagged. */
+static int compare(struct sl_store *st, const int64_t *b, int nb, const int64_t *k, int nk,
+		   const char *metric, struct tally *t)
+{
+	struct sl_compare_opts o;
+	struct sl_comparison *c;
+	int err;
+
+	sl_compare_opts_default(&o);
+	o.baseline_runs = b;
+	o.nr_baseline_runs = nb;
+	o.candidate_runs = k;
+	o.nr_candidate_runs = nk;
+	o.resamples = 200;
+	if ((err = sl_compare(st, &o, &c)))
+		return err;
+	t->done++;
+	for (size_t i = 0; !metric && getenv("CALIBRATE_VERBOSE") && i < c->nr_findings; i++)
+		if (c->findings[i].verdict <= SL_V_CHANGE)
+			fprintf(stderr, "A/A %s %s: %s (p %.3g, adj %.3g, df %.3g)\n",
+				sl_verdict_name(c->findings[i].verdict),
+				c->findings[i].metric->name, c->findings[i].explanation,
+				c->findings[i].p, c->findings[i].p_adj, c->findings[i].df);
+	t->regressions += c->regressions > 0;
+	t->flagged += c->regressions + c->improvements + c->changes > 0;
+	t->inconclusive += c->verdict == SL_V_INCONCLUSIVE;
+	t->equivalent += c->verdict == SL_V_EQUIVALENT;
+	for (size_t i = 0; metric && i < c->nr_findings; i++)
+		if (!strcmp(c->findings[i].grp, "postgres") &&
+		    !strcmp(c->findings[i].metric->name, metric)) {
+			t->hit += c->findings[i].verdict <= SL_V_CHANGE;
+			t->equivalent -= c->verdict == SL_V_EQUIVALENT;
+			t->equivalent += c->findings[i].verdict == SL_V_EQUIVALENT;
+		}
+	sl_comparison_free(c);
+	return 0;
+}
+
+static struct sl_store *fresh_db(const char *dir, const char *name)
+{
+	char path[1024];
+	struct sl_store *st;
+	int64_t hist[8];
+
+	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
+	unlink(path);
+	if (sl_store_open(path, SL_STORE_CREATE, &st)) {
+		fprintf(stderr, "calibrate: cannot open '%s': %s\n", path, sl_errmsg(-1));
+		return NULL;
+	}
+	if (make_runs(st, "history", 8, 999999, 0, 1, hist)) {
+		fprintf(stderr, "calibrate: %s\n", sl_errmsg(-1));
+		sl_store_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+static double pct(int a, int b)
+{
+	return b ? 100.0 * a / b : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const int sides[] = { 1, 2, 3, 5 };
+	int pairs = argc > 1 ? atoi(argv[1]) : 500, fail = 0, err = 0;
+	const char *dir = argc > 2 ? argv[2] : "/tmp";
+	int64_t b[5], k[5];
+	struct tally t;
+	struct sl_store *st;
+	char kb[64], kk[64], name[64];
+
+	if (pairs < 10 || pairs > 100000) {
+		fprintf(stderr, "usage: calibrate [PAIRS (10..100000) [DIR]]\n");
+		return 2;
+	}
+	printf("A/A pairs with a run-level random effect (sd 0.10 on logit/log scale), %d pairs "
+	       "per row, alpha 0.01\n",
+	       pairs);
+	printf("%-10s %7s %11s %9s %13s %11s\n", "runs/side", "pairs", "false regr", "any flag",
+	       "inconclusive", "equivalent");
+	for (size_t s = 0; s < sizeof(sides) / sizeof(sides[0]) && !err; s++) {
+		int n = sides[s];
+
+		snprintf(name, sizeof(name), "calibrate-aa%d", n);
+		if (!(st = fresh_db(dir, name)))
+			return 2;
+		memset(&t, 0, sizeof(t));
+		for (int p = 0; p < pairs && !err; p++) {
+			snprintf(kb, sizeof(kb), "aa%d-base", p);
+			snprintf(kk, sizeof(kk), "aa%d-cand", p);
+			err = make_runs(st, kb, n, 2 * (uint64_t)p + 1, 0, 1, b);
+			err = err ?: make_runs(st, kk, n, 2 * (uint64_t)p + 2, 0, 1, k);
+			err = err ?: compare(st, b, n, k, n, NULL, &t);
+		}
+		sl_store_close(st);
+		printf("%-10d %7d %10.1f%% %8.1f%% %12.1f%% %10.1f%%\n", n, t.done,
+		       pct(t.regressions, t.done), pct(t.flagged, t.done),
+		       pct(t.inconclusive, t.done), pct(t.equivalent, t.done));
+		fflush(stdout);
+		fail |= t.regressions * 100 > t.done;
+	}
+	printf("\npower against known effects (postgres), %d comparisons per row\n", pairs / 5);
+	printf("%-34s %9s %8s %11s\n", "effect", "runs", "flagged", "equivalent");
+	for (int e = 0; e < 3 && !err; e++) {
+		const char *what[] = { "waker_same_share +20 pts", "lhp_rate x3",
+				       "waker_same_share +20 pts" };
+		const char *metric[] = { "waker_same_share", "lhp_rate", "waker_same_share" };
+		int nb = 2, nk = e == 2 ? 1 : 2;
+
+		snprintf(name, sizeof(name), "calibrate-power%d", e);
+		if (!(st = fresh_db(dir, name)))
+			return 2;
+		memset(&t, 0, sizeof(t));
+		for (int p = 0; p < pairs / 5 && !err; p++) {
+			snprintf(kb, sizeof(kb), "p%d-base", p);
+			snprintf(kk, sizeof(kk), "p%d-cand", p);
+			err = make_runs(st, kb, nb, 2 * (uint64_t)p + 1, 0, 1, b);
+			err = err   ?:
+				      make_runs(st, kk, nk, 2 * (uint64_t)p + 2, e == 1 ? 0 : 20,
+						e == 1 ? 3 : 1, k);
+			err = err ?: compare(st, b, nb, k, nk, metric[e], &t);
+		}
+		sl_store_close(st);
+		printf("%-34s %4d vs %d %7.1f%% %10.1f%%\n", what[e], nb, nk, pct(t.hit, t.done),
+		       pct(t.equivalent, t.done));
+		fflush(stdout);
+		if (e == 0)
+			fail |= t.hit * 100 < 80 * t.done;
+		if (e == 2)
+			fail |= t.equivalent > 0;
+	}
+	if (err) {
+		fprintf(stderr, "calibrate: %s\n", sl_errmsg(err));
+		return 2;
+	}
+	printf("\n%s\n",
+	       fail ? "calibration: a target was missed" : "calibration: every target met");
+	return fail;
+}
