@@ -34,7 +34,7 @@ enum sl_verdict {
 
 /*
  * "regression", "improvement", "change", "equivalent", "inconclusive", "insufficient_data"
- * (stored comparisons from before schema 6 may also say "no_change").
+ * (stored comparisons from before schema 8 may also say "no_change").
  */
 const char *sl_verdict_name(enum sl_verdict v);
 
