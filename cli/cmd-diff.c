@@ -33,24 +33,26 @@ static const char usage_text[] =
 
 static int parse_ids(const char *flag, const char *s, int64_t *ids, int *nr)
 {
+	const char *p = s;
 	char one[32];
+	int err;
 
 	*nr = 0;
 	do {
-		size_t len = strcspn(s, ",");
+		size_t len = strcspn(p, ",");
 
-		if (*nr == MAX_IDS) {
-			fprintf(stderr, "schedlens diff: invalid %s: more than %d run ids\n", flag,
-				MAX_IDS);
-			return -1;
-		}
+		if (*nr == MAX_IDS)
+			return cli_usage_error("diff", "invalid %s '%s': more than %d run ids",
+					       flag, s, MAX_IDS);
 		/* a longer one is out of range anyway: the parser says so */
 		snprintf(one, sizeof(one), "%.*s", (int)(len < sizeof(one) ? len : sizeof(one) - 1),
-			 s);
-		if (cli_i64("diff", flag, one, 1, INT64_MAX, &ids[(*nr)++]))
-			return -1;
-		s += len;
-	} while (*s++);
+			 p);
+		err = sl_parse_i64(one, 1, INT64_MAX, &ids[(*nr)++]);
+		if (err)
+			return cli_usage_error("diff", "invalid %s '%s': run id %d: %s", flag, s,
+					       *nr, sl_errmsg(err));
+		p += len;
+	} while (*p++);
 	return 0;
 }
 

@@ -47,8 +47,7 @@ int sl_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 		return sl_error(-ERANGE, "negative (expected %" PRIu64 "..%" PRIu64 ")", min, max);
 	err = sl_parse_u64_prefix(s, &v, &end);
 	if (err == -ERANGE)
-		return sl_error(-ERANGE, "too large (expected %" PRIu64 "..%" PRIu64 ")", min,
-				max);
+		return sl_error(-ERANGE, "too large (expected %" PRIu64 "..%" PRIu64 ")", min, max);
 	if (err || *end)
 		return sl_error(-EINVAL, "%s (expected %" PRIu64 "..%" PRIu64 ")",
 				*s ? "not a whole number" : "empty", min, max);
