@@ -274,7 +274,8 @@ static void publish(struct monitor *m)
 		       m->d->cfg.db);
 	else if (!ss.writer.disk_full && m->full_logged && m->session)
 		sd_log(SD_INFO, "disk space is back: writing to '%s' again (%llu rows were lost)",
-		       m->d->cfg.db, (unsigned long long)(m->full_lost_closed + ss.writer.full_dropped));
+		       m->d->cfg.db,
+		       (unsigned long long)(m->full_lost_closed + ss.writer.full_dropped));
 	if (m->session)
 		m->full_logged = ss.writer.disk_full;
 }

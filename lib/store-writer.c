@@ -613,8 +613,8 @@ static int commit(struct sl_writer *w, uint64_t now_wall)
 static bool out_of_space(struct sl_writer *w, int err)
 {
 	return err == -ENOSPC || err == -EDQUOT ||
-	       (err == -EIO && (sqlite3_system_errno(w->db) == ENOSPC ||
-				sqlite3_system_errno(w->db) == EDQUOT));
+	       (err == -EIO &&
+		(sqlite3_system_errno(w->db) == ENOSPC || sqlite3_system_errno(w->db) == EDQUOT));
 }
 
 /* The transaction failed: its rows are lost, the database and the chunks are as before. */
@@ -648,9 +648,10 @@ static void drop_while_full(struct sl_writer *w, struct qitem *items, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct qitem *it = &items[i];
 
-		add_drops(w, item_run_id(it->type, it->type == SL_ROW_WINDOW ?
-							   (const void *)it->window :
-							   (const void *)&it->slice),
+		add_drops(w,
+			  item_run_id(it->type, it->type == SL_ROW_WINDOW ?
+							(const void *)it->window :
+							(const void *)&it->slice),
 			  1);
 		free_item(&items[i]);
 	}
