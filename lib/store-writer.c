@@ -7,7 +7,9 @@
  * commit_rows, or when someone flushes), keeps the retention chunks up to date in the same
  * transactions, adds the drop counts to runs.dropped_rows, and applies retention between
  * transactions. Tasks, windows and CPU counts are the rows kept long term: they may use the
- * whole ring, the per-event rows only 7/8 of it.
+ * whole ring, the per-event rows only 7/8 of it. When a write fails for want of space the
+ * thread drops and counts what it takes off the ring, without writing, and tries a real
+ * transaction again every full_retry_ms: a full disk never blocks the producers.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -87,6 +89,7 @@ struct sl_writer {
 	/* the disk is full: rows are dropped unwritten until next_try (monotonic ms) */
 	bool full;
 	uint64_t next_try, full_dropped, full_episodes;
+	char full_msg[1024]; /* the write error that started it, for later flushes */
 };
 
 static const char *const insert_sql[SL_ROW_TYPES] = {
@@ -631,6 +634,7 @@ static void fail(struct sl_writer *w, int err, uint64_t rows)
 			w->full_episodes++;
 		w->full = true;
 		w->next_try = now_mono_ms() + w->opts.full_retry_ms;
+		snprintf(w->full_msg, sizeof(w->full_msg), "%s", sl_errmsg(err));
 	}
 	pthread_mutex_lock(&w->lock);
 	set_error(w, err);
@@ -645,6 +649,11 @@ static void fail(struct sl_writer *w, int err, uint64_t rows)
 static void drop_while_full(struct sl_writer *w, struct qitem *items, size_t n)
 {
 	pthread_mutex_lock(&w->lock);
+	/* a flush after these drops fails too, though no write was tried */
+	if (n && !w->err) {
+		w->err = -ENOSPC;
+		snprintf(w->errmsg, sizeof(w->errmsg), "%s", w->full_msg);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct qitem *it = &items[i];
 
@@ -752,6 +761,11 @@ static void *writer_main(void *arg)
 				else
 					fail(w, err, 1);
 				in_txn = false;
+				/* the rest of the batch waits for the retry like later ones */
+				if (w->full && i < n) {
+					drop_while_full(w, &w->batch[i], n - i);
+					break;
+				}
 			}
 		}
 		taken += n + n_skipped;
@@ -772,7 +786,8 @@ static void *writer_main(void *arg)
 			}
 			in_txn = false;
 		}
-		if (!in_txn && !w->full && w->opts.retention_ms &&
+		/* also while full: deleting old chunks frees pages in the file for new rows */
+		if (!in_txn && w->opts.retention_ms &&
 		    now - last_retention >= w->opts.retention_ms) {
 			struct sl_retention_stats rs;
 			int err = sl_store_retention_db(w->db, w->store->path, &w->opts.retention,
