@@ -265,19 +265,25 @@ static void publish(struct monitor *m)
 	};
 	pthread_mutex_unlock(&s->lock);
 	sl_prom_set_process(m->d->prom, m->hi->kernel_release, &pp);
-	/* one line when the disk fills, one when space returns: not one per failed batch */
-	if (ss.writer.disk_full && !m->full_logged)
+	/*
+	 * One line when the disk fills, one when space returns: not one per failed batch. A
+	 * new segment's writer starts "not full": space is back only once it has committed.
+	 */
+	if (!m->session)
+		return;
+	if (ss.writer.disk_full && !m->full_logged) {
 		sd_log(SD_ERR,
 		       "disk full: cannot write to '%s': recording goes on, rows are dropped and "
 		       "counted (store_lost_rows in /api/v1/status) and writing is retried every "
 		       "second until space returns",
 		       m->d->cfg.db);
-	else if (!ss.writer.disk_full && m->full_logged && m->session)
+		m->full_logged = true;
+	} else if (!ss.writer.disk_full && m->full_logged && ss.writer.commits) {
 		sd_log(SD_INFO, "disk space is back: writing to '%s' again (%llu rows were lost)",
 		       m->d->cfg.db,
 		       (unsigned long long)(m->full_lost_closed + ss.writer.full_dropped));
-	if (m->session)
-		m->full_logged = ss.writer.disk_full;
+		m->full_logged = false;
+	}
 }
 
 struct compare_job {
