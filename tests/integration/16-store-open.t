@@ -121,21 +121,22 @@ ok "runs on it: exit 1 (got $rc)" '[ $rc -eq 1 ]'
 ok "... names the -wal and says what to do" 'grep -q "write-ahead log.*copy the three files" "$tmp/err"' ||
 	cat "$tmp/err" >&2
 
-# paths that are not databases: refused before SQLite, nothing created beside them
+# paths that are not databases: refused before SQLite, nothing created beside them (a
+# fifo used to block the open: hence the timeouts)
 mknod "$tmp/src/null" c 1 3
 mkfifo "$tmp/src/fifo"
 mkdir "$tmp/src/dir"
 for c in "runs --db" "import $F -o" "record -d 0.1 -o" "diff --no-store --db"; do
-	"$SL" $c "$tmp/src/null" >/dev/null 2>"$tmp/err"
+	timeout 20 "$SL" $c "$tmp/src/null" >/dev/null 2>"$tmp/err"
 	ok "$c CHARDEV: refused" 'grep -q "is a character device, not a regular file" "$tmp/err"' ||
 		cat "$tmp/err" >&2
-	"$SL" $c "$tmp/src/dir" >/dev/null 2>"$tmp/err"
+	timeout 20 "$SL" $c "$tmp/src/dir" >/dev/null 2>"$tmp/err"
 	ok "$c DIR: refused" 'grep -q "is a directory: give a database file" "$tmp/err"' ||
 		cat "$tmp/err" >&2
-	"$SL" $c "$tmp/src/fifo" >/dev/null 2>"$tmp/err"
+	timeout 20 "$SL" $c "$tmp/src/fifo" >/dev/null 2>"$tmp/err"
 	ok "$c FIFO: refused" 'grep -q "is a fifo, not a regular file" "$tmp/err"' ||
 		cat "$tmp/err" >&2
-	"$SL" $c "$tmp/nodir/x.db" >/dev/null 2>"$tmp/err"
+	timeout 20 "$SL" $c "$tmp/nodir/x.db" >/dev/null 2>"$tmp/err"
 	ok "$c MISSING-DIR: its own message" 'grep -q "directory .*/nodir. does not exist" "$tmp/err"' ||
 		cat "$tmp/err" >&2
 done
