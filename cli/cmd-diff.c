@@ -33,20 +33,29 @@ static const char usage_text[] =
 #define MAX_IDS 256
 #define MAX_GROUPS 32
 
-static int parse_ids(const char *s, int64_t *ids, int *nr)
+static int parse_ids(const char *flag, const char *s, int64_t *ids, int *nr)
 {
-	char *end;
+	const char *p = s;
+	char one[32];
+	int err;
 
 	*nr = 0;
-	while (*s) {
-		long long v = strtoll(s, &end, 10);
+	do {
+		size_t len = strcspn(p, ",");
 
-		if (end == s || v <= 0 || *nr == MAX_IDS || (*end && *end != ','))
-			return -1;
-		ids[(*nr)++] = v;
-		s = *end ? end + 1 : end;
-	}
-	return *nr ? 0 : -1;
+		if (*nr == MAX_IDS)
+			return cli_usage_error("diff", "invalid %s '%s': more than %d run ids",
+					       flag, s, MAX_IDS);
+		/* a longer one is out of range anyway: the parser says so */
+		snprintf(one, sizeof(one), "%.*s", (int)(len < sizeof(one) ? len : sizeof(one) - 1),
+			 p);
+		err = sl_parse_i64(one, 1, INT64_MAX, &ids[(*nr)++]);
+		if (err)
+			return cli_usage_error("diff", "invalid %s '%s': run id %d: %s", flag, s,
+					       *nr, sl_errmsg(err));
+		p += len;
+	} while (*p++);
+	return 0;
 }
 
 /* Flagged findings first, each with its sentence: the table diff and findings share. */
@@ -175,12 +184,12 @@ int cmd_diff(int argc, char **argv)
 	bool all = false, store_it = true, inconclusive_ok = false;
 	json_t *j;
 	int opt, err, nr_groups = 0, status;
-	char *end;
+	uint64_t u;
+	double d;
 
 	sl_compare_opts_default(&o);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "l:g:h", opts, NULL)) != -1) {
-		end = NULL;
 		switch (opt) {
 		case 'D':
 			db = optarg;
@@ -193,9 +202,10 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'B':
 		case 'C':
-			if (parse_ids(optarg, ids[opt == 'C'],
+			if (parse_ids(opt == 'C' ? "--candidate-runs" : "--baseline-runs", optarg,
+				      ids[opt == 'C'],
 				      opt == 'C' ? &o.nr_candidate_runs : &o.nr_baseline_runs))
-				return cli_usage(usage_text);
+				return EXIT_USAGE;
 			break;
 		case 'l':
 			o.label = optarg;
@@ -209,31 +219,48 @@ int cmd_diff(int argc, char **argv)
 			o.force = true;
 			break;
 		case 't':
-			o.rel_threshold = strtod(optarg, &end) / 100;
+			if (cli_double("diff", "--threshold", optarg, 0, 1000, 0, &d))
+				return EXIT_USAGE;
+			o.rel_threshold = d / 100;
 			break;
 		case 'F':
-			o.floor_scale = strtod(optarg, &end);
+			if (cli_double("diff", "--floor-scale", optarg, 0, 1e6, SL_PARSE_MIN_OPEN,
+				       &o.floor_scale))
+				return EXIT_USAGE;
 			break;
 		case 'a':
-			o.alpha = strtod(optarg, &end);
+			if (cli_double("diff", "--alpha", optarg, 0, 1,
+				       SL_PARSE_MIN_OPEN | SL_PARSE_MAX_OPEN, &o.alpha))
+				return EXIT_USAGE;
 			break;
 		case 'r':
-			o.resamples = (int)strtol(optarg, &end, 10);
+			if (cli_u64("diff", "--resamples", optarg, 100, 1000000, &u))
+				return EXIT_USAGE;
+			o.resamples = (int)u;
 			break;
 		case 's':
-			o.seed = strtoull(optarg, &end, 0);
+			if (cli_u64("diff", "--seed", optarg, 0, UINT64_MAX, &o.seed))
+				return EXIT_USAGE;
 			break;
 		case 'k':
-			o.block_len = strtoul(optarg, &end, 10);
+			if (cli_u64("diff", "--block", optarg, 0, 1000000, &u))
+				return EXIT_USAGE;
+			o.block_len = u;
 			break;
 		case 'm':
-			o.min_windows = strtoul(optarg, &end, 10);
+			if (cli_u64("diff", "--min-windows", optarg, 1, 1000000, &u))
+				return EXIT_USAGE;
+			o.min_windows = u;
 			break;
 		case 'S':
-			o.segment_ns = (uint64_t)(strtod(optarg, &end) * 1e9);
+			if (cli_double("diff", "--segment", optarg, 0.001, 31536000, 0, &d))
+				return EXIT_USAGE;
+			o.segment_ns = (uint64_t)(d * 1e9);
 			break;
 		case 'R':
-			o.single_run_factor = strtod(optarg, &end);
+			if (cli_double("diff", "--single-run-factor", optarg, 1, 1000, 0,
+				       &o.single_run_factor))
+				return EXIT_USAGE;
 			break;
 		case 'H':
 			o.history_runs = (int)strtol(optarg, &end, 10);
@@ -258,14 +285,14 @@ int cmd_diff(int argc, char **argv)
 		default:
 			return cli_usage(usage_text);
 		}
-		if (end && *end)
-			return cli_usage(usage_text);
 	}
 	if (argc - optind == 2) {
 		if (o.nr_baseline_runs || o.nr_candidate_runs || o.baseline_kernel ||
-		    o.candidate_kernel || parse_ids(argv[optind], ids[0], &o.nr_baseline_runs) ||
-		    parse_ids(argv[optind + 1], ids[1], &o.nr_candidate_runs))
+		    o.candidate_kernel)
 			return cli_usage(usage_text);
+		if (parse_ids("BASE_RUN", argv[optind], ids[0], &o.nr_baseline_runs) ||
+		    parse_ids("CAND_RUN", argv[optind + 1], ids[1], &o.nr_candidate_runs))
+			return EXIT_USAGE;
 	} else if (argc != optind) {
 		return cli_usage(usage_text);
 	}

@@ -32,8 +32,7 @@ int cmd_export(int argc, char **argv)
 	const char *db = NULL, *path = NULL, *format = "text";
 	struct sl_export_stats st;
 	FILE *out = stdout;
-	long long run;
-	char *end;
+	int64_t run;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "f:d:o:h", longopts, NULL)) != -1) {
@@ -56,10 +55,9 @@ int cmd_export(int argc, char **argv)
 	if (optind + 1 != argc || !db)
 		return cli_usage(usage_text);
 	if (strcmp(format, "text"))
-		return cli_error("unsupported export format '%s' (only 'text')", format);
-	run = strtoll(argv[optind], &end, 10);
-	if (*end || run <= 0)
-		return cli_error("bad run id '%s'", argv[optind]);
+		return cli_usage_error("export", "unsupported --format '%s' (only 'text')", format);
+	if (cli_i64("export", "RUN", argv[optind], 1, INT64_MAX, &run))
+		return EXIT_USAGE;
 	if (path && !(out = fopen(path, "we")))
 		return cli_error("cannot create '%s': %s", path, strerror(errno));
 	r = sl_export_text(db, run, out, &st);

@@ -74,27 +74,25 @@ int cmd_findings(int argc, char **argv)
 {
 	struct query_opts q = { .n_name = "limit", .n_max = 1000, .has_all = true, .n = 50 };
 	struct sl_store *store = NULL;
-	long long id = 0;
+	int64_t id = 0;
 	json_t *c = NULL;
 	struct pr *p = NULL;
 	int err, status = EXIT_OK;
-	char *end;
 
 	if ((err = query_opts_parse(argc, argv, usage_text, &q)) >= 0)
 		return err;
 	if (argc - optind > 1)
 		return cli_usage(usage_text);
 	if (argc - optind == 1) {
-		id = strtoll(argv[optind], &end, 10);
-		if (*end || id <= 0)
-			return cli_usage(usage_text);
+		if (cli_i64(argv[0], "ID", argv[optind], 1, INT64_MAX, &id))
+			return EXIT_USAGE;
 	}
 	if ((err = sl_store_open(q.db, SL_STORE_RDONLY, &store)))
 		return cli_error("%s", sl_errmsg(err));
 	if (id) {
 		err = sl_compare_load(store, id, false, &c);
 		if (err == -ENOENT) {
-			status = cli_error("no comparison %lld in '%s'", id, q.db);
+			status = cli_error("no comparison %lld in '%s'", (long long)id, q.db);
 			goto out;
 		}
 		if (err) {

@@ -186,7 +186,8 @@ int cmd_import(int argc, char **argv)
 			else if (!strcmp(optarg, "text"))
 				o.format = SL_IMPORT_TEXT;
 			else
-				return cli_error("bad --format '%s' (dat or text)", optarg);
+				return cli_usage_error(
+					"import", "invalid --format '%s': dat or text", optarg);
 			break;
 		case 'j':
 			json = true;

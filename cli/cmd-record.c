@@ -50,23 +50,35 @@ static int on_batch(void *ctx, const struct sl_event *ev, size_t n)
 	return 0;
 }
 
+/* -d: a number of seconds, or one with a unit (500ms, 2m, 1h); up to 366 days. */
 static int parse_duration(const char *s, double *ret_s)
 {
-	char *end;
-	double v = strtod(s, &end);
+	static const struct {
+		const char *unit;
+		double s;
+	} units[] = { { "ms", 1e-3 }, { "s", 1 }, { "m", 60 }, { "h", 3600 } };
+	double mul = 1, v;
+	size_t len = strlen(s);
+	char num[64];
+	int err;
 
-	if (end == s || v < 0)
-		return -1;
-	if (!*end || !strcmp(end, "s"))
-		*ret_s = v;
-	else if (!strcmp(end, "ms"))
-		*ret_s = v / 1e3;
-	else if (!strcmp(end, "m"))
-		*ret_s = v * 60;
-	else if (!strcmp(end, "h"))
-		*ret_s = v * 3600;
-	else
-		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t ul = strlen(units[i].unit);
+
+		if (len > ul && !strcmp(s + len - ul, units[i].unit)) {
+			len -= ul;
+			mul = units[i].s;
+			break;
+		}
+	}
+	if (len >= sizeof(num))
+		return cli_usage_error("record", "invalid -d '%s': too long", s);
+	snprintf(num, sizeof(num), "%.*s", (int)len, s);
+	err = sl_parse_double(num, 0, 366 * 86400 / mul, 0, &v);
+	if (err)
+		return cli_usage_error("record", "invalid -d '%s': %s (e.g. 5, 1.5, 500ms, 2m)", s,
+				       sl_errmsg(err));
+	*ret_s = v * mul;
 	return 0;
 }
 
@@ -286,8 +298,8 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+d:l:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (parse_duration(optarg, &duration) < 0)
-				return cli_error("bad duration '%s' (e.g. 5, 500ms, 2m)", optarg);
+			if (parse_duration(optarg, &duration))
+				return EXIT_USAGE;
 			break;
 		case 'l':
 			rep.label = optarg;
@@ -296,11 +308,10 @@ int cmd_record(int argc, char **argv)
 			rep.db = optarg;
 			break;
 		case 'b': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !v || v > 4 * 1024 * 1024)
-				return cli_error("bad --buffer-kb '%s' (1..4194304)", optarg);
+			if (cli_u64("record", "--buffer-kb", optarg, 1, 4 * 1024 * 1024, &v))
+				return EXIT_USAGE;
 			opts.buffer_kb = v;
 			break;
 		}

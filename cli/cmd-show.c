@@ -327,21 +327,19 @@ int cmd_show(int argc, char **argv)
 	struct run_data d = {};
 	struct pr *p = NULL;
 	int err, status = EXIT_OK;
-	long long id;
-	char *end;
+	int64_t id;
 
 	if ((err = query_opts_parse(argc, argv, usage_text, &q)) >= 0)
 		return err;
 	if (optind + 1 != argc)
 		return cli_usage(usage_text);
-	id = strtoll(argv[optind], &end, 10);
-	if (*end || id <= 0)
-		return cli_usage(usage_text);
+	if (cli_i64(argv[0], "ID", argv[optind], 1, INT64_MAX, &id))
+		return EXIT_USAGE;
 	if ((err = sl_store_open(q.db, SL_STORE_RDONLY, &store)))
 		return cli_error("%s", sl_errmsg(err));
 	err = load(store, id, (int)q.n, &d);
 	if (err == -ENOENT) {
-		status = cli_error("no run %lld in '%s'", id, q.db);
+		status = cli_error("no run %lld in '%s'", (long long)id, q.db);
 		goto out;
 	}
 	if (err) {

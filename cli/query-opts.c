@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The options of the database-reading commands (see query-opts.h). */
 #include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "builtin.h"
 #include "query-opts.h"
@@ -17,7 +20,8 @@ int query_opts_parse(int argc, char **argv, const char *usage_text, struct query
 		{ "all", no_argument, NULL, 'a' },
 		{},
 	};
-	char *end;
+	char flag[32];
+	int64_t n;
 	int opt;
 
 	if (!q->has_all)
@@ -32,9 +36,10 @@ int query_opts_parse(int argc, char **argv, const char *usage_text, struct query
 			q->db = optarg;
 			break;
 		case 'n':
-			q->n = strtol(optarg, &end, 10);
-			if (*end || end == optarg || q->n < 1 || q->n > q->n_max)
-				return cli_usage(usage_text);
+			snprintf(flag, sizeof(flag), "-n/--%s", q->n_name);
+			if (cli_i64(argv[0], flag, optarg, 1, q->n_max, &n))
+				return EXIT_USAGE;
+			q->n = (long)n;
 			break;
 		case 'a':
 			q->all = true;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "error.h"
 #include "version.h"
 
 struct command {
@@ -43,6 +44,18 @@ int cli_error(const char *fmt, ...)
 	return EXIT_FAIL;
 }
 
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "schedlens %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
 int cli_usage(const char *text)
 {
 	fprintf(stderr, "usage: %s\n", text);
@@ -53,6 +66,36 @@ int cli_help(const char *text)
 {
 	printf("usage: %s\n", text);
 	return EXIT_OK;
+}
+
+static int bad_value(const char *cmd, const char *flag, const char *s, int err)
+{
+	fprintf(stderr, "schedlens %s: invalid %s '%s': %s\n", cmd, flag, s, sl_errmsg(err));
+	return EXIT_USAGE;
+}
+
+int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t min, uint64_t max,
+	    uint64_t *ret)
+{
+	int err = sl_parse_u64(s, min, max, ret);
+
+	return err ? bad_value(cmd, flag, s, err) : 0;
+}
+
+int cli_i64(const char *cmd, const char *flag, const char *s, int64_t min, int64_t max,
+	    int64_t *ret)
+{
+	int err = sl_parse_i64(s, min, max, ret);
+
+	return err ? bad_value(cmd, flag, s, err) : 0;
+}
+
+int cli_double(const char *cmd, const char *flag, const char *s, double min, double max,
+	       unsigned int flags, double *ret)
+{
+	int err = sl_parse_double(s, min, max, flags, ret);
+
+	return err ? bad_value(cmd, flag, s, err) : 0;
 }
 
 static void print_help(FILE *f)

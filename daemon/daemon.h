@@ -65,6 +65,8 @@ struct sd_status {
 	char *topo_json;
 	double events_per_s;
 	uint64_t events, lost, gaps, dropped_rows, queue_len, runs_started;
+	bool store_full; /* the writer's last write failed for want of space */
+	uint64_t store_lost_rows; /* rows never stored because the disk was full */
 	int64_t last_comparison_id;
 	char last_verdict[32];
 };

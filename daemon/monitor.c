@@ -43,6 +43,9 @@ struct monitor {
 	uint64_t seg_events, seg_lost, seg_gaps;
 	double seg_start, phase_start, last_totals, last_rate, rate_events;
 	bool seg_paused; /* the duty cycle paused during this segment: it has holes */
+	/* a full disk: rows lost in closed sessions, and whether the open one's writer is full */
+	uint64_t full_lost_closed;
+	bool full_logged;
 	uint64_t windows_all; /* "*" windows since the kernel change was noticed */
 	/* automatic comparison */
 	bool compare_pending, compare_running;
@@ -184,13 +187,20 @@ static int close_session(struct monitor *m)
 	segment_totals(m, &t, true);
 	err = sl_session_close(m->session, &t, &res);
 	m->session = NULL;
+	m->full_lost_closed += res.writer.full_dropped;
+	/* the disk was full for a while and space came back: that loss is counted, not fatal */
+	if (err == -ENOSPC && res.writer.full_episodes && !res.writer.disk_full)
+		err = 0;
 	if (err < 0)
 		sd_log(SD_ERR, "cannot store run %lld: %s", (long long)res.run_id, sl_errmsg(err));
 	else
-		sd_log(SD_INFO, "run %lld ended: %llu events, %llu lost, %llu rows dropped",
+		sd_log(SD_INFO,
+		       "run %lld ended: %llu events, %llu lost, %llu rows dropped, %llu rows lost "
+		       "to a full disk",
 		       (long long)res.run_id, (unsigned long long)t.events,
 		       (unsigned long long)t.lost_events,
-		       (unsigned long long)sl_writer_stats_dropped(&res.writer));
+		       (unsigned long long)sl_writer_stats_dropped(&res.writer),
+		       (unsigned long long)res.writer.full_dropped);
 	sl_session_result_free(&res);
 	return err;
 }
@@ -244,6 +254,8 @@ static void publish(struct monitor *m)
 	/* writer drops of earlier segments are in their run rows; the status adds them up */
 	s->dropped_rows = s->dropped_rows > ss.dropped_rows ? s->dropped_rows : ss.dropped_rows;
 	s->queue_len = ss.writer.queue_len;
+	s->store_full = ss.writer.disk_full;
+	s->store_lost_rows = m->full_lost_closed + ss.writer.full_dropped;
 	pp = (struct sl_prom_process){
 		.events = ev,
 		.lost_events = lost,
@@ -255,6 +267,25 @@ static void publish(struct monitor *m)
 	};
 	pthread_mutex_unlock(&s->lock);
 	sl_prom_set_process(m->d->prom, m->hi->kernel_release, &pp);
+	/*
+	 * One line when the disk fills, one when space returns: not one per failed batch. A
+	 * new segment's writer starts "not full": space is back only once it has committed.
+	 */
+	if (!m->session)
+		return;
+	if (ss.writer.disk_full && !m->full_logged) {
+		sd_log(SD_ERR,
+		       "disk full: cannot write to '%s': recording goes on, rows are dropped and "
+		       "counted (store_lost_rows in /api/v1/status) and writing is retried every "
+		       "second until space returns",
+		       m->d->cfg.db);
+		m->full_logged = true;
+	} else if (!ss.writer.disk_full && m->full_logged && ss.writer.commits) {
+		sd_log(SD_INFO, "disk space is back: writing to '%s' again (%llu rows were lost)",
+		       m->d->cfg.db,
+		       (unsigned long long)(m->full_lost_closed + ss.writer.full_dropped));
+		m->full_logged = false;
+	}
 }
 
 struct compare_job {
@@ -472,8 +503,10 @@ int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl
 			rotate(m);
 		if (m->session && now - m->last_totals >= d->cfg.totals_every_ns / 1e9) {
 			segment_totals(m, &t, false);
+			/* a full disk was logged once already */
 			if ((err = sl_session_update_totals(m->session, &t)) < 0)
-				sd_log(SD_WARNING, "cannot update run totals: %s", sl_errmsg(err));
+				sd_log(m->full_logged ? SD_DEBUG : SD_WARNING,
+				       "cannot update run totals: %s", sl_errmsg(err));
 			m->last_totals = now;
 		}
 		if (d->cfg.duty_on_ns) {

@@ -156,6 +156,10 @@ static void get_status(struct sd_daemon *d, struct sl_http_resp *resp)
 		.dropped_rows = c.dropped_rows,
 		.queue_len = c.queue_len,
 		.runs_started = c.runs_started,
+		.store_state = c.store_full  ? "disk full" :
+			       d->cfg.record ? "ok" :
+					       "read-only",
+		.store_lost_rows = c.store_lost_rows,
 		.db_bytes = sd_db_bytes(d->cfg.db),
 		.db_path = d->cfg.db,
 		.last_comparison_id = c.last_comparison_id,

@@ -373,14 +373,16 @@ int sl_api_topology(const char *topo_json, const char *topo_hash, json_t **ret)
 json_t *sl_api_status_json(const struct sl_api_status *s)
 {
 	return json_pack("{s:s, s:f, s:s, s:s?, s:s?, s:s?, s:s?, s:f, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I, s:{s:s, s:I}, s:o, s:o}",
+			 "s:I, s:s, s:I, s:{s:s, s:I}, s:o, s:o}",
 			 "version", s->version, "uptime_s", s->uptime_s, "state", s->state, "label",
 			 s->label, "kernel_release", s->kernel_release, "boot_id", s->boot_id,
 			 "hostname", s->hostname, "events_per_s", s->events_per_s, "events",
 			 (json_int_t)s->events, "lost_events", (json_int_t)s->lost_events, "gaps",
 			 (json_int_t)s->gaps, "dropped_rows", (json_int_t)s->dropped_rows,
 			 "queue_len", (json_int_t)s->queue_len, "runs_started",
-			 (json_int_t)s->runs_started, "db", "path", s->db_path, "bytes",
+			 (json_int_t)s->runs_started, "store_state",
+			 s->store_state ? s->store_state : "ok", "store_lost_rows",
+			 (json_int_t)s->store_lost_rows, "db", "path", s->db_path, "bytes",
 			 (json_int_t)s->db_bytes, "run_id",
 			 s->run_id >= 0 ? json_integer(s->run_id) : json_null(), "last_comparison",
 			 s->last_comparison_id >= 0 ?

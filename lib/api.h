@@ -74,6 +74,9 @@ struct sl_api_status {
 	const char *state; /* "recording", "paused", "serving" (record no), "starting", "stopping" */
 	double events_per_s; /* over the last poll interval */
 	uint64_t events, lost_events, gaps, dropped_rows, queue_len, runs_started;
+	/* "ok", "disk full" (rows are dropped and counted until space returns), "read-only" */
+	const char *store_state;
+	uint64_t store_lost_rows; /* rows dropped because the disk was full */
 	uint64_t db_bytes;
 	const char *db_path;
 	int64_t last_comparison_id; /* -1: none */

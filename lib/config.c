@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "parse-num.h"
 
 #define FIELD(obj, o, type) ((type *)((char *)(obj) + (o)->offset))
 #define CFIELD(obj, o, type) ((const type *)((const char *)(obj) + (o)->offset))
@@ -27,20 +28,10 @@ const struct sl_cfg_opt *sl_config_find(const struct sl_cfg_opt *tab, const char
 	return NULL;
 }
 
+/* The shared strict parser (parse-num.h): digits only, overflow refused, then a unit. */
 static int parse_u64(const char *s, uint64_t *ret, const char **ret_end)
 {
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)*s))
-		return -SL_EUSAGE;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -SL_EUSAGE;
-	*ret = v;
-	*ret_end = end;
-	return 0;
+	return sl_parse_u64_prefix(s, ret, ret_end) ? -SL_EUSAGE : 0;
 }
 
 /* Multiplies with an overflow check. */
@@ -138,6 +129,7 @@ static bool in_choices(const char *choices, const char *v)
 
 static int set_opt(const struct sl_cfg_opt *o, void *obj, const char *value)
 {
+	const char *end;
 	uint64_t v = 0;
 	bool b;
 	char *dup;
@@ -163,8 +155,8 @@ static int set_opt(const struct sl_cfg_opt *o, void *obj, const char *value)
 		*FIELD(obj, o, bool) = b;
 		return 0;
 	case SL_CFG_UINT:
-		err = *value ? parse_u64(value, &v, &value) : -SL_EUSAGE;
-		if (!err && *value)
+		err = parse_u64(value, &v, &end);
+		if (!err && *end)
 			err = -SL_EUSAGE;
 		break;
 	case SL_CFG_DURATION:

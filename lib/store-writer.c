@@ -7,7 +7,9 @@
  * commit_rows, or when someone flushes), keeps the retention chunks up to date in the same
  * transactions, adds the drop counts to runs.dropped_rows, and applies retention between
  * transactions. Tasks, windows and CPU counts are the rows kept long term: they may use the
- * whole ring, the per-event rows only 7/8 of it.
+ * whole ring, the per-event rows only 7/8 of it. When a write fails for want of space the
+ * thread drops and counts what it takes off the ring, without writing, and tries a real
+ * transaction again every full_retry_ms: a full disk never blocks the producers.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +29,7 @@
 #define DEFAULT_COMMIT_ROWS 200000
 #define DEFAULT_RETENTION_MS 10000
 #define MULTI_ROWS 16 /* rows per multi-row INSERT of event rows */
+#define DEFAULT_FULL_RETRY_MS 1000
 
 struct qitem {
 	uint8_t type; /* enum sl_row_type */
@@ -83,6 +86,10 @@ struct sl_writer {
 	struct chunk_state chunk[SL_ROW_TYPES], saved[SL_ROW_TYPES];
 	struct qitem batch[TAKE_MAX];
 	uint64_t written[SL_ROW_TYPES], failed, commits, chunks_deleted;
+	/* the disk is full: rows are dropped unwritten until next_try (monotonic ms) */
+	bool full;
+	uint64_t next_try, full_dropped, full_episodes;
+	char full_msg[1024]; /* the write error that started it, for later flushes */
 };
 
 static const char *const insert_sql[SL_ROW_TYPES] = {
@@ -606,21 +613,73 @@ static int commit(struct sl_writer *w, uint64_t now_wall)
 	return 0;
 }
 
+/*
+ * A write failed for want of space: SQLITE_FULL (-ENOSPC from sl_store_dberr), or an I/O
+ * error whose system errno says so (growing the -shm or -wal file on a full file system).
+ */
+static bool out_of_space(struct sl_writer *w, int err)
+{
+	return err == -ENOSPC || err == -EDQUOT ||
+	       (err == -EIO &&
+		(sqlite3_system_errno(w->db) == ENOSPC || sqlite3_system_errno(w->db) == EDQUOT));
+}
+
 /* The transaction failed: its rows are lost, the database and the chunks are as before. */
 static void fail(struct sl_writer *w, int err, uint64_t rows)
 {
+	bool full = out_of_space(w, err);
+
 	sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 	memcpy(w->chunk, w->saved, sizeof(w->chunk));
 	w->failed += rows;
+	if (full) {
+		w->full_dropped += rows;
+		if (!w->full)
+			w->full_episodes++;
+		w->full = true;
+		w->next_try = now_mono_ms() + w->opts.full_retry_ms;
+		snprintf(w->full_msg, sizeof(w->full_msg), "%s", sl_errmsg(err));
+	}
 	pthread_mutex_lock(&w->lock);
 	set_error(w, err);
 	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * The disk is full and it is not yet time to try again: the batch's rows are dropped
+ * unwritten (the tracer is never blocked) and counted, against their runs as well, so
+ * runs.dropped_rows has them once space returns.
+ */
+static void drop_while_full(struct sl_writer *w, struct qitem *items, size_t n)
+{
+	pthread_mutex_lock(&w->lock);
+	/* a flush after these drops fails too, though no write was tried */
+	if (n && !w->err) {
+		w->err = -ENOSPC;
+		snprintf(w->errmsg, sizeof(w->errmsg), "%s", w->full_msg);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct qitem *it = &items[i];
+
+		add_drops(w,
+			  item_run_id(it->type, it->type == SL_ROW_WINDOW ?
+							(const void *)it->window :
+							(const void *)&it->slice),
+			  1);
+		free_item(&items[i]);
+	}
+	pthread_mutex_unlock(&w->lock);
+	w->failed += n;
+	w->full_dropped += n;
 }
 
 static void publish_stats(struct sl_writer *w)
 {
 	memcpy(w->stats.written, w->written, sizeof(w->written));
 	w->stats.failed = w->failed;
+	w->stats.disk_full = w->full;
+	w->stats.full_dropped = w->full_dropped;
+	w->stats.full_episodes = w->full_episodes;
 	w->stats.commits = w->commits;
 	w->stats.chunks_deleted = w->chunks_deleted;
 }
@@ -630,6 +689,7 @@ static void *writer_main(void *arg)
 	struct sl_writer *w = arg;
 	uint64_t taken = 0, txn_rows = 0, txn_start = 0, last_retention = now_mono_ms();
 	uint64_t txn_written[SL_ROW_TYPES];
+	size_t n_skipped = 0;
 	bool in_txn = false;
 
 	pthread_setname_np(pthread_self(), "sl-writer");
@@ -675,6 +735,11 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 
 		now_wall = sl_store_now_wall();
+		if (w->full && now_mono_ms() < w->next_try && !stopping) {
+			drop_while_full(w, w->batch, n);
+			n_skipped = n;
+			n = 0;
+		}
 		for (size_t i = 0; i < n;) {
 			size_t used = 1;
 			int err = 0;
@@ -700,9 +765,15 @@ static void *writer_main(void *arg)
 				else
 					fail(w, err, 1);
 				in_txn = false;
+				/* the rest of the batch waits for the retry like later ones */
+				if (w->full && i < n) {
+					drop_while_full(w, &w->batch[i], n - i);
+					break;
+				}
 			}
 		}
-		taken += n;
+		taken += n + n_skipped;
+		n_skipped = 0;
 		now = now_mono_ms();
 		if (in_txn &&
 		    (txn_rows >= w->opts.commit_rows || now - txn_start >= w->opts.commit_ms ||
@@ -714,9 +785,12 @@ static void *writer_main(void *arg)
 			} else {
 				for (int t = 0; t < SL_ROW_TYPES; t++)
 					w->written[t] += txn_written[t];
+				/* space came back: what is queued is written again */
+				w->full = false;
 			}
 			in_txn = false;
 		}
+		/* also while full: deleting old chunks frees pages in the file for new rows */
 		if (!in_txn && w->opts.retention_ms &&
 		    now - last_retention >= w->opts.retention_ms) {
 			struct sl_retention_stats rs;
@@ -732,7 +806,9 @@ static void *writer_main(void *arg)
 			}
 		}
 		pthread_mutex_lock(&w->lock);
-		if (!in_txn && w->drops[0].run_id && (flush_wanted || stopping)) {
+		if (!in_txn && w->drops[0].run_id &&
+		    ((flush_wanted && !w->full) || stopping ||
+		     (w->full && now_mono_ms() >= w->next_try))) {
 			/* drops with no rows to carry them: a transaction of their own */
 			int err;
 
@@ -742,6 +818,8 @@ static void *writer_main(void *arg)
 				err = commit(w, now_wall);
 			if (err)
 				fail(w, err, 0);
+			else
+				w->full = false;
 			pthread_mutex_lock(&w->lock);
 		}
 		if (!in_txn)
@@ -840,6 +918,8 @@ int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 		w->opts.commit_rows = DEFAULT_COMMIT_ROWS;
 	if (!opts)
 		w->opts.retention_ms = DEFAULT_RETENTION_MS;
+	if (!w->opts.full_retry_ms)
+		w->opts.full_retry_ms = DEFAULT_FULL_RETRY_MS;
 	if (!memcmp(&w->opts.retention, &no_retention, sizeof(no_retention)))
 		sl_retention_default(&w->opts.retention);
 	if (!w->opts.retention.chunk_rows)

@@ -5,12 +5,17 @@
  * to messages that name the file and say what to do; and the small direct writes (hosts,
  * runs) that do not go through the writer thread.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "schema-sql.h"
@@ -109,12 +114,142 @@ static int check_writable(struct sl_store *store, const char *doing)
 	return 0;
 }
 
+/* S_IFMT's kinds, for "is a character device" messages. */
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a fifo";
+	case S_IFSOCK:
+		return "a socket";
+	}
+	return "not a regular file";
+}
+
+/*
+ * Before SQLite sees the path: SQLite would open /dev/null or a fifo and create
+ * "/dev/null-journal" beside it, and calls a directory an I/O error. A path that exists
+ * must be a regular file (or a link to one); a missing one needs SL_STORE_CREATE and an
+ * existing, writable directory.
+ */
+static int check_path(const char *path, unsigned int flags)
+{
+	struct stat sb;
+	char *dir, *slash;
+	int err = 0;
+
+	if (!*path)
+		return sl_error(-EINVAL, "no database path given");
+	if (stat(path, &sb) == 0) {
+		if (S_ISREG(sb.st_mode))
+			return 0;
+		if (S_ISDIR(sb.st_mode))
+			return sl_error(-EISDIR,
+					"cannot open '%s': it is a directory: give a database "
+					"file's path (e.g. '%s/schedlens.db')",
+					path, path);
+		return sl_error(-EINVAL,
+				"cannot open '%s': it is %s, not a regular file: give a database "
+				"file's path",
+				path, file_kind(sb.st_mode));
+	}
+	if (errno != ENOENT)
+		return sl_error(-errno, "cannot open '%s': %s", path, strerror(errno));
+	/* the path is missing: say whether the file or its directory is */
+	dir = strdup(path);
+	if (!dir)
+		return sl_error(-ENOMEM, "opening '%s': out of memory", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		err = sl_error(-ENOENT, "cannot open '%s': directory '%s' does not exist", path,
+			       dir);
+	else if (!(flags & SL_STORE_CREATE) || (flags & SL_STORE_RDONLY))
+		err = sl_error(-ENOENT,
+			       "cannot open '%s': no such file: record something first, or check "
+			       "--db",
+			       path);
+	else if (access(dir, W_OK) < 0)
+		err = sl_error(-errno, "cannot create '%s': directory '%s' is %s", path, dir,
+			       errno == EROFS ? "on a read-only file system" : "not writable");
+	free(dir);
+	return err;
+}
+
+/*
+ * A read-only open of a WAL database needs its -shm file, which SQLite creates beside the
+ * database: on read-only media (a read-only mount or bind mount, a directory we cannot
+ * write) with no -shm left over, it fails with SQLITE_CANTOPEN. When there is no -wal
+ * either (the last writer closed cleanly) nothing can be writing the file, and it is
+ * opened as immutable: no locks, no -shm. Returns 1 when that applies.
+ */
+static int can_open_immutable(const char *path)
+{
+	char side[PATH_MAX];
+	struct statvfs vfs;
+	struct stat sb;
+	char *dir, *slash;
+	bool ro;
+
+	if (snprintf(side, sizeof(side), "%s-wal", path) >= (int)sizeof(side))
+		return 0;
+	if (stat(side, &sb) == 0 && sb.st_size > 0)
+		return -1; /* a log we would ignore: refused with its own message */
+	snprintf(side, sizeof(side), "%s-shm", path);
+	if (stat(side, &sb) == 0)
+		return 0;
+	ro = statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+	if (!ro) {
+		dir = strdup(path);
+		if (!dir)
+			return 0;
+		slash = strrchr(dir, '/');
+		if (slash)
+			slash == dir ? (slash[1] = '\0') : (*slash = '\0');
+		ro = access(slash ? dir : ".", W_OK) < 0;
+		free(dir);
+	}
+	return ro;
+}
+
+/* "file:" URI for path with the query q: every byte but [A-Za-z0-9/._~-] percent-coded. */
+static char *uri_for(const char *path, const char *q)
+{
+	size_t n = strlen(path);
+	char *u = malloc(3 * n + strlen(q) + 16), *p;
+
+	if (!u)
+		return NULL;
+	p = u + sprintf(u, "file:%s", path[0] == '/' ? "//" : "");
+	for (; *path; path++) {
+		unsigned char c = (unsigned char)*path;
+
+		if (isalnum(c) || strchr("/._~-", c))
+			*p++ = (char)c;
+		else
+			p += sprintf(p, "%%%02X", c);
+	}
+	sprintf(p, "?%s", q);
+	return u;
+}
+
 int sl_store_connect(const char *path, unsigned int flags, unsigned int busy_ms,
 		     int64_t max_page_count, sqlite3 **ret_db)
 {
 	int oflags = SQLITE_OPEN_READWRITE;
 	sqlite3 *db = NULL;
-	struct stat sb;
+	char *uri = NULL;
 	int64_t app_id = 0;
 	int rc, err;
 
@@ -125,10 +260,13 @@ int sl_store_connect(const char *path, unsigned int flags, unsigned int busy_ms,
 		oflags |= SQLITE_OPEN_NOMUTEX;
 	else if (flags & SL_STORE_CREATE)
 		oflags |= SQLITE_OPEN_CREATE;
-	if (!(oflags & SQLITE_OPEN_CREATE) && stat(path, &sb) < 0)
-		return sl_error(-errno, "cannot open '%s': %s%s", path, strerror(errno),
-				errno == ENOENT ? ": record something first, or check --db" : "");
-	rc = sqlite3_open_v2(path, &db, oflags, NULL);
+	err = check_path(path, flags);
+	if (err)
+		return err;
+reopen:
+	if (uri)
+		oflags |= SQLITE_OPEN_URI;
+	rc = sqlite3_open_v2(uri ? uri : path, &db, oflags, NULL);
 	if (rc != SQLITE_OK) {
 		err = sl_store_dberr(path, db, rc, "opening");
 		goto close;
@@ -136,7 +274,31 @@ int sl_store_connect(const char *path, unsigned int flags, unsigned int busy_ms,
 	sqlite3_extended_result_codes(db, 1);
 	sqlite3_busy_timeout(db, busy_ms ? (int)busy_ms : DEFAULT_BUSY_MS);
 	/* The first read of the header: a file that is not a database fails here. */
+	sl_error_clear();
 	err = query_int(db, path, "PRAGMA application_id", &app_id);
+	if (err && (flags & SL_STORE_RDONLY) && !uri &&
+	    (sqlite3_extended_errcode(db) & 0xff) == SQLITE_CANTOPEN) {
+		int imm = can_open_immutable(path);
+
+		if (imm < 0) {
+			err = sl_error(-EROFS,
+				       "cannot read '%s': it has a write-ahead log ('%s-wal') but "
+				       "no '%s-shm', and its directory is read-only: copy the "
+				       "three files to writable storage and open the copy",
+				       path, path, path);
+			goto close;
+		}
+		if (imm > 0) {
+			uri = uri_for(path, "immutable=1");
+			if (!uri) {
+				err = sl_error(-ENOMEM, "opening '%s': out of memory", path);
+				goto close;
+			}
+			sqlite3_close(db);
+			db = NULL;
+			goto reopen;
+		}
+	}
 	if (err)
 		goto close;
 	if (!(flags & SL_STORE_RDONLY)) {
@@ -157,9 +319,11 @@ int sl_store_connect(const char *path, unsigned int flags, unsigned int busy_ms,
 		if (err)
 			goto close;
 	}
+	free(uri);
 	*ret_db = db;
 	return 0;
 close:
+	free(uri);
 	sqlite3_close(db);
 	return err;
 }

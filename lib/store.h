@@ -203,6 +203,7 @@ struct sl_writer_opts {
 	struct sl_retention retention; /* all zero = sl_retention_default() */
 	bool start_paused; /* do not consume until sl_writer_resume() (tests) */
 	int64_t max_page_count; /* as in sl_store_opts */
+	unsigned int full_retry_ms; /* the disk is full: try writing again this often; 1000 */
 };
 
 /*
@@ -241,6 +242,14 @@ struct sl_writer_stats {
 	uint64_t dropped[SL_ROW_TYPES]; /* refused: queue full */
 	uint64_t written[SL_ROW_TYPES]; /* committed */
 	uint64_t failed; /* rows lost to failed transactions (disk full...) */
+	/*
+	 * The last write failed for want of space (SQLITE_FULL, ENOSPC, EDQUOT): the writer
+	 * drops rows unwritten, counting them, and tries again every full_retry_ms; a commit
+	 * that succeeds clears it.
+	 */
+	bool disk_full;
+	uint64_t full_dropped; /* rows lost to a full disk (part of failed) */
+	uint64_t full_episodes; /* times the disk became full */
 	uint64_t commits;
 	uint64_t chunks_deleted; /* by retention */
 	size_t queue_len;

@@ -340,7 +340,8 @@ static void test_disk_full(void)
 	int64_t run;
 	struct sl_store *st = new_store("full.db", &run);
 	char path[512];
-	struct sl_writer_opts o = { .max_page_count = 300 }; /* 1.2 MB */
+	/* 1.2 MB; the disk-full retry far away so that nothing is retried during the test */
+	struct sl_writer_opts o = { .max_page_count = 300, .full_retry_ms = 60000 };
 	struct sl_writer *w = NULL;
 	struct sl_writer_stats s;
 	int64_t committed = 0;
@@ -369,6 +370,29 @@ static void test_disk_full(void)
 	ok((int64_t)s.written[SL_ROW_WAKEUP] >= committed, "written (%llu) >= flushed batches",
 	   (unsigned long long)s.written[SL_ROW_WAKEUP]);
 	committed = (int64_t)s.written[SL_ROW_WAKEUP];
+	ok(s.disk_full && s.full_episodes == 1, "the writer is in the disk-full state");
+	ok(s.full_dropped > 0 && s.full_dropped <= s.failed, "rows lost to it counted (%llu)",
+	   (unsigned long long)s.full_dropped);
+	/* until the retry (a minute here) rows are dropped and counted without a write */
+	{
+		uint64_t before = s.full_dropped, commits = s.commits;
+		bool pushed = true;
+
+		for (int i = 0; i < 1000; i++) {
+			struct sl_wakeup_rec r = wakeup(run, (uint64_t)(200000 + i), 3);
+
+			pushed &= sl_writer_push_wakeup(w, &r);
+		}
+		ok(pushed, "pushes are accepted while the disk is full (never blocked)");
+		is_int(sl_writer_flush(w), -ENOSPC,
+		       "a flush over dropped rows reports the full disk");
+		ok(strstr(sl_errmsg(-ENOSPC), "full"), "... with the write's message: %s",
+		   sl_errmsg(-ENOSPC));
+		sl_writer_get_stats(w, &s);
+		is_int((int64_t)(s.full_dropped - before), 1000, "the 1000 rows counted as lost");
+		ok(s.disk_full && s.full_episodes == 1 && s.commits == commits,
+		   "still one episode, no write tried before the retry time");
+	}
 	sl_writer_stop(w);
 	sl_store_close(st);
 	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups"), committed,
