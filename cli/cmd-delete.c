@@ -51,17 +51,10 @@ int cmd_delete(int argc, char **argv)
 	if (!ids)
 		return cli_error("out of memory");
 	for (int i = 0; i < n; i++) {
-		const char *s = argv[optind + i];
-		char *end;
-		long long v;
-
-		errno = 0;
-		v = strtoll(s, &end, 10);
-		if (errno || end == s || *end || v < 1) {
+		if (cli_i64("delete", "RUN", argv[optind + i], 1, INT64_MAX, &ids[i])) {
 			free(ids);
-			return cli_error("bad run id '%s' (a positive integer)", s);
+			return EXIT_USAGE;
 		}
-		ids[i] = v;
 	}
 	err = sl_store_open(db, 0, &store);
 	if (!err)

@@ -263,7 +263,9 @@ int cmd_diff(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'H':
-			o.history_runs = (int)strtol(optarg, &end, 10);
+			if (cli_u64("diff", "--history-runs", optarg, 0, 1000, &u))
+				return EXIT_USAGE;
+			o.history_runs = (int)u;
 			break;
 		case 'I':
 			inconclusive_ok = true;

@@ -48,6 +48,7 @@ for v in -1 nan inf 4294968296 99999999999999999999999 1x ""; do
 	bad diff --min-windows "$v" --db "$db" --min-windows @ 1 2
 	bad diff --segment "$v" --db "$db" --segment @ 1 2
 	bad diff --single-run-factor "$v" --db "$db" --single-run-factor @ 1 2
+	bad diff --history-runs "$v" --db "$db" --history-runs @ 1 2
 	bad runs -n/--limit "$v" --db "$db" -n @
 	bad runs -n/--limit "$v" --db "$db" --limit @
 	bad show -n/--top "$v" --db "$db" --top @ 1
@@ -63,6 +64,7 @@ for v in -1 nan inf 9223372036854775808 18446744073709551616 1x ""; do
 	bad show ID "$v" --db "$db" -- @
 	bad findings ID "$v" --db "$db" -- @
 	bad export RUN "$v" -d "$db" -- @
+	bad delete RUN "$v" --db "$db" -- @
 done
 # values the common list does not reach: the edges of each range
 bad diff --alpha 0 --db "$db" --alpha 0 1 2
