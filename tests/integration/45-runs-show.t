@@ -105,8 +105,10 @@ for row in csv.reader(open(sys.argv[1], newline='')):
     secs.setdefault(row[0], []).append(dict(zip(cur, row)))
 print(' '.join(sorted(secs)))
 print(secs['run'][0]['cores'], secs['targets'][0]['wakeups'], secs['placement'][0]['class'], secs['groups'][0]['group'])" "$tmp/show.csv")
+# an empty table has no section in CSV (hubs: none when no hub was preempted)
+exp_csv=$(python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(' '.join(sorted(k for k, v in d.items() if v)))" "$tmp/show.json")
 ok "show --csv: sections with a header each, same values as --json ($cs)" \
-	'[ "$(echo "$cs" | sed -n 1p)" = "$exp_keys" ] && [ "$(echo "$cs" | sed -n 2p)" = "40 $(echo "$js" | sed -n 4p | cut -d" " -f1) prev postgres" ]'
+	'[ "$(echo "$cs" | sed -n 1p)" = "$exp_csv" ] && [ "$(echo "$cs" | sed -n 2p)" = "40 $(echo "$js" | sed -n 4p | cut -d" " -f1) prev postgres" ]'
 "$SL" show --db "$db" 2 -n 1 --json >"$tmp/show2.json"
 ok "show -n 1: one row per top table" \
 	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (len(d[\"groups\"]) == 1 and len(d[\"lhp_victims\"]) <= 1 and d[\"run\"][\"label\"] == \"pg,\\\"quoted\\\"\"))" "$tmp/show2.json"'
