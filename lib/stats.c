@@ -164,20 +164,35 @@ static int cmp_pv(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-int sl_stats_holm(const double *p, size_t n, double *adj)
+/*
+ * The p-values that are not NaN, ascending with their indices, for a step-wise adjustment;
+ * sets every adj[] to NaN first (untested stays NaN). Caller frees; NULL when out of memory.
+ */
+static struct pv *sorted_pvalues(const double *p, size_t n, double *adj, size_t *ret_m)
 {
 	struct pv *v = malloc(sizeof(*v) * (n ? n : 1));
 	size_t m = 0;
-	double run = 0;
 
 	if (!v)
-		return -ENOMEM;
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		adj[i] = NAN;
 		if (!isnan(p[i]))
 			v[m++] = (struct pv){ p[i], i };
 	}
 	qsort(v, m, sizeof(*v), cmp_pv);
+	*ret_m = m;
+	return v;
+}
+
+int sl_stats_holm(const double *p, size_t n, double *adj)
+{
+	size_t m;
+	struct pv *v = sorted_pvalues(p, n, adj, &m);
+	double run = 0;
+
+	if (!v)
+		return -ENOMEM;
 	for (size_t j = 0; j < m; j++) {
 		double a = (double)(m - j) * v[j].p;
 
@@ -193,18 +208,12 @@ int sl_stats_holm(const double *p, size_t n, double *adj)
 
 int sl_stats_bh(const double *p, size_t n, double *adj)
 {
-	struct pv *v = malloc(sizeof(*v) * (n ? n : 1));
-	size_t m = 0;
+	size_t m;
+	struct pv *v = sorted_pvalues(p, n, adj, &m);
 	double run = 1;
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		adj[i] = NAN;
-		if (!isnan(p[i]))
-			v[m++] = (struct pv){ p[i], i };
-	}
-	qsort(v, m, sizeof(*v), cmp_pv);
 	for (size_t j = m; j-- > 0;) {
 		double a = (double)m * v[j].p / (double)(j + 1);
 
