@@ -191,7 +191,8 @@ deps:
 
 # libFuzzer (clang) on the ftrace text parser and on our trace.dat reader; CI runs each for
 # FUZZ_SECONDS: the text one on the checked-in corpus of bad inputs, the trace.dat one
-# seeded with the zstd and instance fixtures, both growing scratch corpora in $(O).
+# seeded with the zstd and instance fixtures and tests/fuzz/corpus-dat (a file beyond the
+# harness's inflate budget, see tests/fuzz/fuzz-dat.h), both growing scratch corpora in $(O).
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(O)/tests/fuzz/fuzz-text
 FUZZ_DAT_BIN := $(O)/tests/fuzz/fuzz-dat
@@ -200,8 +201,8 @@ $(FUZZ_BIN): tests/fuzz/fuzz-text.c lib/import-text.c lib/import-text.h lib/erro
 	$(call say,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-text.c lib/import-text.c \
 		lib/error.c
-$(FUZZ_DAT_BIN): tests/fuzz/fuzz-dat.c lib/dat-file.c lib/dat-file.h lib/rb-page.c \
-		lib/rb-page.h lib/error.c
+$(FUZZ_DAT_BIN): tests/fuzz/fuzz-dat.c tests/fuzz/fuzz-dat.h lib/dat-file.c lib/dat-file.h \
+		lib/rb-page.c lib/rb-page.h lib/error.c
 	$(call say,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-dat.c lib/dat-file.c \
 		lib/rb-page.c lib/error.c $(shell $(PKG_CONFIG) --cflags --libs libzstd libtraceevent)
@@ -210,8 +211,8 @@ fuzz: $(FUZZ_BIN) $(FUZZ_DAT_BIN)
 		$(O)/fuzz-corpus tests/fuzz/corpus
 	$(Q)mkdir -p $(O)/fuzz-dat-corpus && \
 		cp tests/fixtures/guest16-import-v7z.dat tests/fixtures/guest16-import-inst.dat \
-		$(O)/fuzz-dat-corpus/ && $(FUZZ_DAT_BIN) -max_total_time=$(FUZZ_SECONDS) \
-		-timeout=10 -max_len=131072 $(O)/fuzz-dat-corpus
+		tests/fuzz/corpus-dat/* $(O)/fuzz-dat-corpus/ && \
+		$(FUZZ_DAT_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=131072 $(O)/fuzz-dat-corpus
 
 pkgcheck:
 	@$(PKG_CONFIG) --exists '$(PKGS)' || { echo "missing libraries: '$(PKGS)'; run 'make deps' as root first" >&2; exit 1; }

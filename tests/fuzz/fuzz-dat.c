@@ -4,7 +4,9 @@
  * whole file, and when it parses, every page of every CPU of every buffer is walked with
  * the ring-buffer page reader (lib/rb-page.h) and every record's payload is read. Nothing
  * may crash, read outside the input or loop; errors are fine, but each must come with a
- * message. `make fuzz` runs it seeded with the zstd and instance fixtures.
+ * message. `make fuzz` runs it seeded with the zstd and instance fixtures and corpus-dat/,
+ * with an inflate budget small enough for an input to exceed (fuzz-dat.h), so that the
+ * refusal path (-E2BIG) is fuzzed too: corpus-dat/budget-many-sections.dat exceeds it.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 
 #include "dat-file.h"
 #include "error.h"
+#include "fuzz-dat.h"
 #include "rb-page.h"
 
 static volatile uint8_t sink;
@@ -57,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(copy, data, size);
 	sl_error_clear();
-	r = sl_dat_file_parse(&f, copy, size);
+	r = sl_dat_file_parse_budget(&f, copy, size, FUZZ_DAT_INFLATE_BUDGET);
 	if (r < 0 && !sl_errmsg(r)[0])
 		abort();
 	if (r == 0)

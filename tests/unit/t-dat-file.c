@@ -5,7 +5,8 @@
  * that its pages hold the records libtracecmd counts, and that no cut or damaged copy of
  * a file makes it read outside the file (every truncation point of the headers and the
  * first data, and every byte of the headers flipped; the sanitizer build checks the
- * reads): each gives 0, "unsupported" or an error with a message.
+ * reads): each gives 0, "unsupported" or an error with a message. Also the inflate budget,
+ * the reader's and the fuzz harness's (its seed beyond it, tests/fuzz/corpus-dat).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "dat-file.h"
 #include "error.h"
+#include "../fuzz/fuzz-dat.h"
 #include "rb-page.h"
 #include "tap.h"
 
@@ -22,7 +24,8 @@ struct blob {
 	size_t len;
 };
 
-static struct blob load(const char *name)
+/* dir/name under SL_SRC */
+static struct blob load_from(const char *dir, const char *name)
 {
 	const char *src = getenv("SL_SRC");
 	struct blob b = { 0 };
@@ -30,7 +33,7 @@ static struct blob load(const char *name)
 	FILE *f;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src ? src : ".", name);
+	snprintf(path, sizeof(path), "%s/%s/%s", src ? src : ".", dir, name);
 	f = fopen(path, "rb");
 	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET)) {
 		printf("Bail out! cannot read %s\n", path);
@@ -40,6 +43,11 @@ static struct blob load(const char *name)
 	b.len = fread(b.data, 1, n, f);
 	fclose(f);
 	return b;
+}
+
+static struct blob load(const char *name)
+{
+	return load_from("tests/fixtures", name);
 }
 
 /* Records in every page of every CPU of every buffer; -1 on a page error. */
@@ -237,6 +245,52 @@ static void check_budget(const char *name)
 	free(b.data);
 }
 
+/*
+ * The fuzz harness's budget (fuzz-dat.h): its seed corpus-dat/budget-many-sections.dat
+ * (made by tests/fuzz/mk-budget-dat) is refused for the budget alone, not an earlier
+ * error, and the fixture seeds parse and walk within it, so `make fuzz` starts from both
+ * sides of the refusal.
+ */
+static void check_fuzz_budget(void)
+{
+	static const char *const seeds[] = { "guest16-import-v7z.dat", "guest16-import-inst.dat" };
+	const char *name = "budget-many-sections.dat";
+	struct blob b = load_from("tests/fuzz/corpus-dat", name);
+	struct sl_dat_file f;
+	int r;
+
+	ok(b.len < 64 * 1024, "%s: a small file (%zu bytes)", name, b.len);
+	r = sl_dat_file_parse_budget(&f, b.data, b.len, FUZZ_DAT_INFLATE_BUDGET);
+	is_int(r, -E2BIG, "%s: beyond the fuzz budget: -E2BIG", name);
+	ok(r < 0 && strstr(sl_errmsg(r), "would inflate") &&
+		   strstr(sl_errmsg(r), "beyond 1 MiB in all (corrupt or hostile file)"),
+	   "%s: the message says so (%s)", name, r < 0 ? sl_errmsg(r) : "");
+	sl_dat_file_free(&f);
+
+	/* with the default budget the same file parses: nothing else in it is wrong */
+	r = sl_dat_file_parse(&f, b.data, b.len);
+	is_int(r, 0, "%s: parses within the default budget (%s)", name,
+	       r < 0 ? sl_errmsg(r) : f.unsupported);
+	ok(*f.inflated > FUZZ_DAT_INFLATE_BUDGET && *f.inflated < 64ull << 20,
+	   "%s: its sections inflate to %llu bytes", name, (unsigned long long)*f.inflated);
+	is_int(f.nr_sched_formats, 7, "%s: the fixture's sched formats", name);
+	sl_dat_file_free(&f);
+	free(b.data);
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct blob s = load(seeds[i]);
+		long long n = -1;
+
+		r = sl_dat_file_parse_budget(&f, s.data, s.len, FUZZ_DAT_INFLATE_BUDGET);
+		if (r == 0)
+			n = count_records(&f, NULL);
+		ok(r == 0 && n > 0, "%s: parses and walks within the fuzz budget (%lld records)",
+		   seeds[i], n);
+		sl_dat_file_free(&f);
+		free(s.data);
+	}
+}
+
 int main(void)
 {
 	/* record counts: `trace-cmd report -N FILE | grep -c ': sched_'` on each fixture */
@@ -245,6 +299,7 @@ int main(void)
 	check_file("guest16-import-inst.dat", 7, 1, 7, 8392);
 	check_not_dat();
 	check_budget("guest16-import-v7z.dat");
+	check_fuzz_budget();
 	check_cuts("guest16-import-v7z.dat", 12000);
 	check_cuts("guest16-import-v6.dat", 29000);
 	check_flips("guest16-import-v7z.dat", 7600);
