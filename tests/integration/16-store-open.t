@@ -55,7 +55,7 @@ mount --bind -o ro "$mnt" "$bind" 2>/dev/null
 check_ro() { # DIR WHAT
 	local d=$1 w=$2 c
 	for c in "runs --db $d/a.db" "show 1 --db $d/a.db" "findings --db $d/a.db" \
-		"export 1 -d $d/a.db" "diff --no-store --force --db $d/a.db 1 2"; do
+		"export 1 -d $d/a.db" "diff --no-store --force --inconclusive-ok --db $d/a.db 1 2"; do
 		"$SL" $c >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		ok "$w: $c: runs (exit $rc)" '[ $rc -eq 0 ] && [ -s "$tmp/out" ]' ||
