@@ -254,7 +254,7 @@ static void print_text(const struct report *r)
 		printf("stored as run %lld in '%s'\n", (long long)r->res.run_id, r->db);
 }
 
-/* Starts the command with tracing already on; a pipe tells us exec failed. */
+/* Starts the command with tracing already on; an exec failure is exit status 127, as in a shell. */
 static pid_t spawn(char **argv)
 {
 	pid_t pid = fork();
