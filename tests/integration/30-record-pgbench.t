@@ -3,8 +3,9 @@
 #
 # Acceptance test of the recorder and the engine under PostgreSQL 15 + pgbench (a cluster
 # of our own in a temp dir, on a unix socket): `schedlens record -- pgbench ...` for the
-# 6 s pgbench runs (-d 7 bounds it; the two perf sessions beside it slow pgbench, and 4 s
-# gave 98k-122k wakeups on a quiet host, too close to the threshold) stores a run with
+# 10 s pgbench runs (-d 11 bounds it; the two perf sessions beside it slow pgbench: 4 s
+# gave 98k-122k wakeups on a quiet host, and 6 s gave 95k in CI under the sanitizers on a
+# busy machine, both too close to the threshold) stores a run with
 # more than 100k rows in its wakeups table and no lost events with default buffers,
 # while `perf sched record` runs on the same workload; sched_switch and wakeup counts per
 # comm must agree with perf's within 2%, and the mean scheduling delay per comm with
@@ -79,8 +80,8 @@ perf record -a -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup
 	-o "$tmp/perf-wk.data" >"$tmp/perf-wk.log" 2>&1 &
 perf2_pid=$!
 sleep 2
-"$SL" record -d 7 -l pgbench-S -o "$tmp/run.db" --json -- \
-	runuser -u postgres -- "$PGBIN/pgbench" -h "$tmp/sock" -p 54329 -U postgres -S -c 8 -j 2 -T 6 \
+"$SL" record -d 11 -l pgbench-S -o "$tmp/run.db" --json -- \
+	runuser -u postgres -- "$PGBIN/pgbench" -h "$tmp/sock" -p 54329 -U postgres -S -c 8 -j 2 -T 10 \
 	postgres >"$tmp/rec.out" 2>"$tmp/rec.err" &
 rec_pid=$!
 wait "$rec_pid"; rc=$?; rec_pid=
