@@ -249,7 +249,7 @@ static int load_side(sqlite3 *db, const struct sl_compare_opts *o, struct sl_cmp
 				break;
 			g->side[s].windows++;
 		}
-		if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		if (!err && rc != SQLITE_DONE)
 			err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
 	}
 out:
@@ -726,8 +726,8 @@ static bool on_a_side(const struct sl_comparison *c, int64_t id)
 	return false;
 }
 
-/* The features of one kernel's runs: every group and metric with two or more runs. */
-static int kernel_features(sqlite3 *db, const struct sl_compare_opts *o, struct sl_cmp_side *side,
+/* The features of one configuration's runs: every group and metric with two or more runs. */
+static int config_features(sqlite3 *db, const struct sl_compare_opts *o, struct sl_cmp_side *side,
 			   struct features *fs)
 {
 	struct loaded l = { 0 };
@@ -773,17 +773,19 @@ static int kernel_features(sqlite3 *db, const struct sl_compare_opts *o, struct 
 }
 
 /*
- * The database's history: comparable runs (c's label and topology) of kernels with two
- * or more such runs, outside the comparison, newest first, at most o->history_runs,
- * grouped by kernel release; runs of one kernel are replicates of each other. None with
- * --force (no label or topology to match) or with segments.
+ * The database's history: comparable runs (c's label and topology) of configurations with
+ * two or more such runs, outside the comparison, newest first, at most o->history_runs,
+ * grouped by configuration: kernel release, sched_features and preemption mode. Runs of
+ * one configuration are replicates of each other; runs of one kernel with another feature
+ * set are not (a feature toggle is a change, not noise). None with --force (no label or
+ * topology to match) or with segments.
  */
 static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 			    const struct sl_comparison *c, struct features *fs)
 {
 	struct sl_compare_opts ho = *o;
 	struct sl_cmp_side side = { 0 };
-	char cur[128] = "";
+	char *cur = NULL;
 	sqlite3_stmt *st;
 	int rc = SQLITE_DONE, err = 0, taken = 0;
 
@@ -792,14 +794,15 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 	if (o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
 		return 0;
 	ho.segment_ns = 0;
+	/* cfg: the configuration as one string (unit separators between its parts) */
 	if (sqlite3_prepare_v2(db,
-			       "SELECT id, kernel_release FROM (SELECT r.id, r.kernel_release "
-			       "FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.workload = ?1 "
-			       "AND h.topo_hash = ?2 AND (SELECT count(*) FROM runs r2 JOIN hosts "
-			       "h2 ON h2.id = r2.host_id WHERE r2.kernel_release = r.kernel_release "
-			       "AND r2.workload = ?1 AND h2.topo_hash = ?2) >= 2 "
-			       "ORDER BY r.id DESC LIMIT ?3) "
-			       "ORDER BY kernel_release, id",
+			       "WITH r AS (SELECT r.id, r.kernel_release || char(31) || "
+			       "coalesce(r.sched_features, '') || char(31) || "
+			       "coalesce(r.preempt_mode, '') AS cfg FROM runs r JOIN hosts h "
+			       "ON h.id = r.host_id WHERE r.workload = ?1 AND h.topo_hash = ?2) "
+			       "SELECT id, cfg FROM (SELECT id, cfg FROM r WHERE (SELECT count(*) "
+			       "FROM r r2 WHERE r2.cfg = r.cfg) >= 2 ORDER BY id DESC LIMIT ?3) "
+			       "ORDER BY cfg, id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, c->label, -1, SQLITE_STATIC);
@@ -811,11 +814,15 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 
 		if (on_a_side(c, id) || !k)
 			continue;
-		if (strcmp(cur, k)) {
+		if (!cur || strcmp(cur, k)) {
 			if (side.nr_runs >= 2)
-				err = kernel_features(db, &ho, &side, fs);
+				err = config_features(db, &ho, &side, fs);
 			side.nr_runs = 0;
-			snprintf(cur, sizeof(cur), "%s", k);
+			free(cur);
+			if (!(cur = strdup(k))) {
+				err = -ENOMEM;
+				break;
+			}
 		}
 		if (err || taken >= o->history_runs)
 			continue;
@@ -831,8 +838,9 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 		err = sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	if (!err && side.nr_runs >= 2)
-		err = kernel_features(db, &ho, &side, fs);
+		err = config_features(db, &ho, &side, fs);
 	free(side.runs);
+	free(cur);
 	return err;
 }
 

@@ -10,6 +10,7 @@
  * regression. Runs are short (1-4 s simulated, 50-100 ms windows) to keep CI fast.
  */
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +370,62 @@ static void test_fixed_shares(void)
 }
 
 /*
+ * The history's replicates are runs of one configuration: two runs of kernel "6.1" at a
+ * waker-same share of 44% and two with another sched_features at 20% are two
+ * configurations with small run-to-run variance, not four replicates 24 points apart. The
+ * same runs with one feature set pooled would widen a 1 vs 1 comparison's interval.
+ */
+static double history_width(const char *features_b)
+{
+	char db[512];
+	struct sl_store *st;
+	int64_t b, k, h[4];
+	struct sl_comparison *c;
+	const struct sl_finding *f;
+	sqlite3_stmt *q;
+	double w = NAN;
+
+	snprintf(db, sizeof(db), "%s/history-cfg-%s.db", tap_tmpdir(), features_b);
+	if (sl_store_open(db, SL_STORE_CREATE, &st)) {
+		ok(0, "open %s", db);
+		return NAN;
+	}
+	for (int i = 0; i < 4; i++)
+		h[i] = win_run(st, "6.1", 31 + i, i < 2 ? 44 : 20);
+	if (sqlite3_prepare_v2(sl_store_db(st),
+			       "UPDATE runs SET sched_features = ?1 WHERE id IN (?2, ?3)", -1, &q,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, features_b, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 2, h[2]);
+		sqlite3_bind_int64(q, 3, h[3]);
+		sqlite3_step(q);
+	}
+	sqlite3_finalize(q);
+	b = win_run(st, "6.12", 41, 30);
+	k = win_run(st, "6.12", 42, 30);
+	c = compare_runs(st, &b, 1, &k, 1, false, 0);
+	f = c ? finding(c, "postgres", "waker_same_share") : NULL;
+	if (f)
+		w = f->ci_hi - f->ci_lo;
+	sl_comparison_free(c);
+	sl_store_close(st);
+	return w;
+}
+
+static void test_history_configurations(void)
+{
+	double split = history_width("NO_WA_IDLE"), pooled = history_width("");
+
+	diag("1 vs 1, postgres waker_same_share interval width: history as two configurations "
+	     "%.2f points, as one %.2f",
+	     split, pooled);
+	ok(split > 0 && pooled > 2 * split,
+	   "runs of one kernel with other sched_features are not replicates (width %.2f vs "
+	   "%.2f)",
+	   split, pooled);
+}
+
+/*
  * A/A with a run-level random effect (the synthetic window model, sd 0.10): 100 pairs of
  * 2 runs a side, plus 8 replicate runs of another kernel as history. At most one pair may
  * flag a regression (make calibrate measures the same at 500 pairs and 1-5 runs a side).
@@ -421,6 +478,7 @@ int main(void)
 
 	test_fixed_shares();
 	test_aa_run_effect();
+	test_history_configurations();
 
 	test_buddy_vs_scan(t);
 	test_calibration(t);
