@@ -589,6 +589,17 @@ static void unit_model(const double *const y[2], const double *const w[2], const
 	*v = nv ? vs / nv : NAN;
 }
 
+/* The group's switch-outs per second, the mean of both sides' pooled rates (0 if unknown). */
+static double switch_rate(const double sums[2][NC])
+{
+	double r = 0;
+
+	for (int s = 0; s < 2; s++)
+		if (sums[s][SL_WC_DUR_NS] > 0)
+			r += sums[s][SL_WC_SWITCHES] / (sums[s][SL_WC_DUR_NS] / 1e9) / 2;
+	return r;
+}
+
 /* Per metric of one group: observed pooled values, and the model's inputs (verdicts later). */
 static int test_group(const struct sl_compare_opts *o, const struct group *g,
 		      struct sl_comparison *c)
@@ -629,6 +640,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 					.p = NAN,
 					.p_adj = NAN,
 					.df = NAN,
+					.floor = NAN,
 					.margin = NAN,
 					.severity = NAN,
 					.s2 = NAN,
@@ -647,6 +659,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 			const int nr[2] = { g->side[0].nr, g->side[1].nr };
 
 			f.delta = f.cand - f.base;
+			f.floor = o->floor_scale * sl_metric_floor(mt, switch_rate(sums));
 			f.rel = f.base != 0 ? f.delta / f.base : (f.delta != 0 ? INFINITY : 0);
 			unit_model(yy, ww, nr, m, f.n, &f.s2, &f.d, &f.v);
 			if (f.n[0] && f.n[1])
@@ -960,7 +973,7 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 	for (size_t i = 0; i < c->nr_findings; i++) {
 		struct sl_finding *f = &c->findings[i];
 		const struct sl_metric *m = f->metric;
-		double floor = m->floor * c->floor_scale, half, need, z;
+		double floor = f->floor, half, need, z;
 		bool up = f->delta > 0;
 
 		if (f->verdict == SL_V_INSUFFICIENT) {

@@ -74,6 +74,7 @@ struct sl_finding {
 	double ci_lo, ci_hi; /* 95% interval of delta (moderated t) */
 	double p, p_adj; /* moderated-t p-value, adjusted in its family; NAN when not tested */
 	double df; /* degrees of freedom of the moderated t (prior + residual) */
+	double floor; /* the metric's floor for this group's activity, x --floor-scale */
 	double margin; /* max(relative threshold * |base|, floor): the equivalence margin */
 	double severity; /* |delta| / margin */
 	bool primary; /* in the primary (Holm) family, else the secondary (FDR) one */

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The metric table of the comparison and the arithmetic and wording around it (see
- * metrics.h). Floors are absolute: a change must be at least this large, in the metric's
- * display unit, to be flagged, whatever its significance; README.md lists them.
+ * metrics.h). A change must be at least its metric's floor, in the display unit, to be
+ * flagged, whatever its significance. Shares and latencies have absolute floors (a share is
+ * already relative to the group's activity); counting rates have a floor relative to the
+ * group's switch-outs per second with a small absolute least value; costs (ms of waiting
+ * per s) are absolute: 0.5 ms/s is 0.05% of one CPU's time. docs/metrics.md lists them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,10 +18,10 @@
 		.name = n, .kind = SL_MK_SHARE, .num = nu, .den = de, .unit = "%", \
 		.polarity = pol, .floor = fl, .min_den = 200, .text = t            \
 	}
-#define RATE(n, nu, sc, u, pol, fl, t)                                                      \
-	{                                                                                   \
-		.name = n, .kind = SL_MK_RATE, .num = nu, .den = SL_WC_DUR_NS, .scale = sc, \
-		.unit = u, .polarity = pol, .floor = fl, .min_den = 0, .text = t            \
+#define RATE(n, nu, sc, u, pol, fl, ps, t)                                                         \
+	{                                                                                          \
+		.name = n, .kind = SL_MK_RATE, .num = nu, .den = SL_WC_DUR_NS, .scale = sc,        \
+		.unit = u, .polarity = pol, .floor = fl, .per_switch = ps, .min_den = 0, .text = t \
 	}
 #define QUANT(n, qq, fl, t)                                                                       \
 	{                                                                                         \
@@ -65,23 +68,23 @@ const struct sl_metric sl_metrics[] = {
 	/* preemption and lock-holder preemption */
 	SHARE("preempt_share", SL_WC_PREEMPT_ALL, SL_WC_SWITCHES, UP, 2.0,
 	      "{v} of the switch-outs of {g} were preemptions of a still runnable task"),
-	RATE("preempt_wakeup_rate", SL_WC_PREEMPT_WAKEUP, 1, "/s", UP, 20.0,
+	RATE("preempt_wakeup_rate", SL_WC_PREEMPT_WAKEUP, 1, "/s", UP, 1.0, 0.02,
 	     "preemptions of {g} by woken tasks ran at {v}"),
-	RATE("preempt_tick_rate", SL_WC_PREEMPT_TICK, 1, "/s", UP, 20.0,
+	RATE("preempt_tick_rate", SL_WC_PREEMPT_TICK, 1, "/s", UP, 1.0, 0.02,
 	     "preemptions of {g} at the tick or by the balancer ran at {v}"),
-	RATE("same_group_preempt_rate", SL_WC_PREEMPT_SAME, 1, "/s", UP, 20.0,
+	RATE("same_group_preempt_rate", SL_WC_PREEMPT_SAME, 1, "/s", UP, 1.0, 0.02,
 	     "preemptions of {g} by a task of the same group ran at {v}"),
-	RATE("lhp_rate", SL_WC_LHP_COUNT, 1, "/s", UP, 2.0,
+	RATE("lhp_rate", SL_WC_LHP_COUNT, 1, "/s", UP, 0.1, 0.0005,
 	     "preemptions of lock holders of {g} while others waited on them ran at {v}"),
-	RATE("lhp_cost", SL_WC_LHP_COST_NS, 1e-6, "ms/s", UP, 0.5,
+	RATE("lhp_cost", SL_WC_LHP_COST_NS, 1e-6, "ms/s", UP, 0.5, 0,
 	     "preempted lock holders of {g} kept their waiters waiting {v}"),
-	RATE("hub_preempt_rate", SL_WC_HUB_PREEMPT, 1, "/s", UP, 2.0,
+	RATE("hub_preempt_rate", SL_WC_HUB_PREEMPT, 1, "/s", UP, 0.1, 0.0005,
 	     "preemptions of hubs of {g} (tasks that wake many others) ran at {v}"),
-	RATE("spin_lhp_rate", SL_WC_SPIN_COUNT, 1, "/s", UP, 2.0,
+	RATE("spin_lhp_rate", SL_WC_SPIN_COUNT, 1, "/s", UP, 0.1, 0.0005,
 	     "preemptions of {g} while others of it spun or backed off by timer ran at {v}"),
-	RATE("spin_lhp_cost", SL_WC_SPIN_COST_NS, 1e-6, "ms/s", UP, 0.5,
+	RATE("spin_lhp_cost", SL_WC_SPIN_COST_NS, 1e-6, "ms/s", UP, 0.5, 0,
 	     "preempted lock holders of {g} kept spinning waiters waiting {v}"),
-	RATE("migration_rate", SL_WC_MIGRATIONS, 1, "/s", NEUTRAL, 50.0,
+	RATE("migration_rate", SL_WC_MIGRATIONS, 1, "/s", NEUTRAL, 1.0, 0.05,
 	     "migrations of {g} ran at {v}"),
 	/* policy fingerprint */
 	SHARE("policy_prev_idle_share", SL_WC_POL_PREV_IDLE, SL_WC_POLICY_KNOWN, NEUTRAL, 2.0,
@@ -123,6 +126,13 @@ const struct sl_metric *sl_metric_find(const char *name)
 		if (!strcmp(sl_metrics[i].name, name))
 			return &sl_metrics[i];
 	return NULL;
+}
+
+double sl_metric_floor(const struct sl_metric *m, double switch_rate)
+{
+	double rel = switch_rate > 0 ? m->per_switch * switch_rate : 0;
+
+	return rel > m->floor ? rel : m->floor;
 }
 
 const char *sl_polarity_name(enum sl_polarity p)

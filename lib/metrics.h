@@ -78,7 +78,11 @@ struct sl_metric {
 	double scale; /* SL_MK_RATE: multiplies num (1e-6 turns ns into ms) */
 	const char *unit; /* "%", "/s", "ms/s", "us" */
 	enum sl_polarity polarity;
-	double floor; /* smallest |delta| that counts, in the display unit (pts for shares) */
+	double floor; /* smallest |delta| that counts, in the display unit (pts for shares);
+		       * for counting rates the least floor, see per_switch */
+	double per_switch; /* counting rates (/s): the floor is also at least this fraction
+			    * of the group's switch-outs per second, so it scales with the
+			    * workload (a 600-tps guest and a 100 k-tps host); 0: absolute */
 	double min_den; /* fewer than this (den summed per side) is insufficient data */
 	/* The finding's sentence: "{g}" becomes the group phrase, "{v}" the candidate value. */
 	const char *text;
@@ -92,6 +96,12 @@ const struct sl_metric *sl_metric_find(const char *name);
 
 /* In the small primary (headline, Holm) family; the others are secondary (FDR). */
 bool sl_metric_primary(const struct sl_metric *m);
+
+/*
+ * The metric's floor for a group that switches out switch_rate times per second (the mean
+ * of both sides), before --floor-scale: max(floor, per_switch * switch_rate).
+ */
+double sl_metric_floor(const struct sl_metric *m, double switch_rate);
 
 /* "worse_up", "worse_down", "neutral". */
 const char *sl_polarity_name(enum sl_polarity p);

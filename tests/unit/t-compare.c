@@ -20,6 +20,7 @@
 #include "../synth/synth.h"
 #include "compare.h"
 #include "error.h"
+#include "metrics.h"
 #include "store.h"
 #include "tap.h"
 #include "topo.h"
@@ -472,6 +473,26 @@ static void test_aa_run_effect(void)
 	   flagged);
 }
 
+/* Counting rates' floors scale with the group's switch-outs; shares, latencies, costs do not. */
+static void test_floors(void)
+{
+	const struct sl_metric *lhp = sl_metric_find("lhp_rate"),
+			       *pw = sl_metric_find("preempt_wakeup_rate"),
+			       *cost = sl_metric_find("lhp_cost"),
+			       *ws = sl_metric_find("waker_same_share");
+
+	ok(lhp && fabs(sl_metric_floor(lhp, 642) - 0.321) < 1e-9,
+	   "lhp_rate floor at 642 switch-outs/s (the lab guest's postgres): 0.321/s");
+	ok(lhp && sl_metric_floor(lhp, 0) == 0.1 && sl_metric_floor(lhp, 100) == 0.1,
+	   "lhp_rate floor of an idle group: its least value, 0.1/s");
+	ok(lhp && fabs(sl_metric_floor(lhp, 1e5) - 50) < 1e-9,
+	   "lhp_rate floor at 100,000 switch-outs/s: 50/s");
+	ok(pw && fabs(sl_metric_floor(pw, 1e5) - 2000) < 1e-9 && sl_metric_floor(pw, 10) == 1,
+	   "preempt_wakeup_rate floor: 2%% of switch-outs, at least 1/s");
+	ok(cost && sl_metric_floor(cost, 1e5) == 0.5 && ws && sl_metric_floor(ws, 1e5) == 2,
+	   "lhp_cost and shares keep their absolute floors (0.5 ms/s, 2 pts)");
+}
+
 int main(void)
 {
 	struct sl_topo *t = fixture("westmere");
@@ -479,6 +500,7 @@ int main(void)
 	test_fixed_shares();
 	test_aa_run_effect();
 	test_history_configurations();
+	test_floors();
 
 	test_buddy_vs_scan(t);
 	test_calibration(t);
