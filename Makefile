@@ -149,10 +149,21 @@ $(O)/tests/helpers/%.so: tests/helpers/%.c | pkgcheck
 		-fPIC -shared -fvisibility=hidden -o $@ $< -ldl
 
 # Unit tests are TAP programs; integration tests are TAP shell scripts that find the
-# binaries through SL_BUILD. prove prints the summary CI reads.
+# binaries through SL_BUILD. prove prints the summary CI reads. Unit tests are independent
+# and run CHECK_JOBS at a time; integration tests run one at a time, because they measure
+# the machine (recording without loss beside perf, a 1 s answer during a connection flood,
+# lock timing against its own markers) and two at once on a 2-CPU machine would measure
+# each other.
+CHECK_JOBS ?= $(shell nproc)
+INTEGRATION_T := $(sort $(wildcard tests/integration/*.t))
+# (a recipe, not prerequisites, so that make -j cannot run the two at once; both always run)
 check: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
-	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f --exec '' $(UNIT_BIN) \
-		$(sort $(wildcard tests/integration/*.t))
+	$(Q)$(MAKE) --no-print-directory check-unit; u=$$?; \
+		$(MAKE) --no-print-directory check-integration && exit $$u
+check-unit: all $(UNIT_BIN)
+	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f -j$(CHECK_JOBS) --exec '' $(UNIT_BIN)
+check-integration: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
+	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f --exec '' $(INTEGRATION_T)
 
 bench: all $(BENCH_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)if [ -z "$(BENCH_BIN)" ]; then echo "no benchmarks yet"; else \
@@ -166,6 +177,13 @@ CALIBRATE_PAIRS ?= 500
 calibrate: $(O)/tests/helpers/calibrate
 	$(Q)d=$$(mktemp -d) && $(O)/tests/helpers/calibrate $(CALIBRATE_PAIRS) $$d; \
 		rc=$$?; rm -rf $$d; exit $$rc
+
+# The same on real kernels (tests/lab/calibrate): CALIBRATE_ROUNDS interleaved rounds of five
+# lab configurations recorded into $(O)/lab-calibrate (resumed if interrupted), then every
+# A/A and known-change comparison formed from them. About 25 minutes for 4 rounds here.
+CALIBRATE_ROUNDS ?= 4
+calibrate-lab: all
+	$(Q)SL_BUILD=$(abspath $(O)) tests/lab/calibrate -r $(CALIBRATE_ROUNDS)
 
 # The main job, as the README says: the daemon in the foreground on its default port
 # (http://127.0.0.1:9347/), recording into RUN_DB (root needed for tracing).
@@ -245,8 +263,27 @@ clean:
 # makes web-list check its content on every run
 FORCE:
 
-.PHONY: all check bench calibrate fuzz run deps pkgcheck format format-check install install-man clean \
-	lab lab-check
+# make help: every target a user or CI calls, one line each.
+help:
+	@echo 'make [O=DIR] [V=1] [SANITIZE=address,undefined] TARGET (default: all)'
+	@echo '  all              build schedlens and schedlensd into $$(O) (default build/)'
+	@echo '  deps             install the Debian packages the build and tests need (root)'
+	@echo '  check            the test suite: check-unit, then check-integration (README)'
+	@echo '  check-unit       unit tests only, CHECK_JOBS at a time (under a minute)'
+	@echo '  check-integration  integration tests (root, tracefs, PostgreSQL, chromium)'
+	@echo '  bench            benchmarks that print speed and memory figures'
+	@echo '  calibrate        verdicts on synthetic A/A pairs and known effects (CALIBRATE_PAIRS)'
+	@echo '  calibrate-lab    the same on real kernels in the QEMU lab (CALIBRATE_ROUNDS)'
+	@echo '  lab              one lab run into $$(O)/lab/lab.db (LAB_KERNEL, LAB_WORKLOAD, LAB_ARGS)'
+	@echo '  lab-check        the kernel lab acceptance suite (about 10 minutes)'
+	@echo '  fuzz             libFuzzer on the text parser and trace.dat reader (FUZZ_SECONDS)'
+	@echo '  format, format-check  clang-format the C sources, or check them'
+	@echo '  run              the daemon in the foreground on 127.0.0.1:9347 (RUN_DB)'
+	@echo '  install, install-man  binaries, man pages and the systemd unit (DESTDIR, prefix)'
+	@echo '  clean            remove $$(O)'
+
+.PHONY: all check check-unit check-integration bench calibrate calibrate-lab fuzz run deps \
+	pkgcheck format format-check install install-man clean lab lab-check help
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

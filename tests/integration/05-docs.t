@@ -12,18 +12,12 @@
 #  - no tracked file points outside the repository (the team's shared folder, DESIGN.md,
 #    NOTES.md, STYLE.md), and relative links of the Markdown docs resolve.
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${SL_BUILD:?}
 SRC=${SL_SRC:?}
-n=0
-fail=0
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
 for x in groff man make; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing (make deps)"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -153,5 +147,4 @@ for f in docs/architecture.md docs/metrics.md docs/statistics.md man/schedlens.1
 	ok "README.md points to $f" 'grep -qF "$f" "$SRC/README.md"'
 done
 
-echo "1..$n"
-exit $fail
+done_testing

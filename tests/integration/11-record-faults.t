@@ -14,15 +14,13 @@
 # Under ASan/UBSan the shim is preloaded after the sanitizer runtime (ASan's link-order
 # check is turned off); if preloading is impossible the test skips with the reason.
 set -u
+. "$(dirname "$0")/lib.sh"
 SL=${SL_BUILD:?}/schedlens
 SLD=${SL_BUILD:?}/schedlensd
 SHIM=${SL_BUILD:?}/tests/helpers/fault-inject.so
 T=/sys/kernel/tracing
-n=0
-fail=0
 pids=()
 
-ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
 cleanup() {
 	mapfile -t pids < <(cat "$tmp"/*/*/pid 2>/dev/null)
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -35,13 +33,12 @@ cleanup() {
 	rm -rf "$tmp"
 }
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
-	echo "1..0 # SKIP needs root and tracefs at $T"
-	exit 0
+	skip_all "needs root and tracefs at $T"
 fi
 for x in md5sum; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
 done
-[ -e "$SHIM" ] || { echo "1..0 # SKIP $SHIM not built (make check builds it)"; exit 0; }
+[ -e "$SHIM" ] || { skip_all "$SHIM not built (make check builds it)"; }
 tmp=$(mktemp -d)
 trap cleanup EXIT
 # a sanitizer runtime must come first: the shim then follows it
@@ -166,5 +163,4 @@ walk record schedlens 1 '' 30
 # come through the other sites
 walk daemon schedlensd 0 '^(write|open|read|fopen) libtracefs' 20
 ok "top-level tracing_on, set_event, trace_clock as before" '[ "$(state)" = "$state0" ]'
-echo "1..$n"
-exit $fail
+done_testing

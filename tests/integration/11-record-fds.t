@@ -7,14 +7,12 @@
 # warning naming that process (the recording exits 0 with its data), never a reason for
 # the next recording to fail; it is removed by a later recording once released.
 set -u
+. "$(dirname "$0")/lib.sh"
 SL=${SL_BUILD:?}/schedlens
 T=/sys/kernel/tracing
-n=0
-fail=0
 pids=()
 kill_pids=()
 
-ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
 cleanup() {
 	for p in "${kill_pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -27,8 +25,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
-	echo "1..0 # SKIP needs root and tracefs at $T"
-	exit 0
+	skip_all "needs root and tracefs at $T"
 fi
 tmp=$(mktemp -d)
 trap cleanup EXIT
@@ -101,5 +98,4 @@ ok "none of our instances remains ($left)" '[ -z "$left" ]'
 ok "top-level tracing_on unchanged" '[ "$(cat $T/tracing_on)" = "$on0" ]'
 ok "top-level set_event unchanged" '[ "$(cat $T/set_event)" = "$ev0" ]'
 ok "top-level trace_clock unchanged" '[ "$(cat $T/trace_clock)" = "$clk0" ]'
-echo "1..$n"
-exit $fail
+done_testing

@@ -7,17 +7,11 @@
 # names the flag and quotes the value. Also `import --format foo` and `export --format foo`
 # (usage errors, exit 2). No database or tracing is needed: parsing comes first.
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${SL_BUILD:?}
 SL=$B/schedlens
 SD=$B/schedlensd
-n=0
-fail=0
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 db=$tmp/none.db
@@ -124,5 +118,4 @@ done
 sdbad http-threads 17
 sdbad window 1.5s
 
-echo "1..$n"
-exit $fail
+done_testing

@@ -9,20 +9,14 @@
 # a missing directory, a missing file and a read-only directory each have their own
 # message. Needs root (mount) and python3.
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${SL_BUILD:?}
 SL=$B/schedlens
 SLD=$B/schedlensd
-n=0
-fail=0
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
-if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root to mount"; exit 0; fi
+if [ "$(id -u)" != 0 ]; then skip_all "needs root to mount"; fi
 for x in python3 curl "$B/slsynth"; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
 done
 tmp=$(mktemp -d)
 mnt=$tmp/ro
@@ -37,7 +31,7 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$mnt" "$bind" "$tmp/src"
 if ! mount -t tmpfs -o size=64m schedlens-test-ro "$mnt"; then
-	echo "1..0 # SKIP cannot mount a tmpfs"; exit 0
+	skip_all "cannot mount a tmpfs"
 fi
 db=$mnt/a.db
 for k in 1 2; do
@@ -150,5 +144,4 @@ rc=$?
 ok "schedlensd --no-record on a directory: exits non-zero ($rc), says so" \
 	'[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "is a directory" "$tmp/err"' || cat "$tmp/err" >&2
 
-echo "1..$n"
-exit $fail
+done_testing

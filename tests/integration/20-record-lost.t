@@ -5,13 +5,11 @@
 # drops events, the recorder reports a non-zero count from per_cpu/cpuN/stats, marks the
 # gaps in the stream and flags the stored run as having gaps.
 set -u
+. "$(dirname "$0")/lib.sh"
 SL=${SL_BUILD:?}/schedlens
 T=/sys/kernel/tracing
-n=0
-fail=0
-ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
-if ! command -v hackbench >/dev/null; then echo "1..0 # SKIP hackbench missing (make deps)"; exit 0; fi
-if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then echo "1..0 # SKIP needs root and tracefs"; exit 0; fi
+if ! command -v hackbench >/dev/null; then skip_all "hackbench missing (make deps)"; fi
+if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then skip_all "needs root and tracefs"; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -29,5 +27,4 @@ row=$(sqlite3 "$tmp/run.db" "select lost_events > 0, has_gaps from runs")
 ok "stored run has lost_events > 0 and has_gaps ($row)" '[ "$row" = "1|1" ]'
 inst=$(get 'd["instance"]')  # ours only: other schedlens processes may be running
 ok "our instance $inst is gone" '[ -n "$inst" ] && [ ! -e "$T/instances/$inst" ]'
-echo "1..$n"
-exit $fail
+done_testing

@@ -8,15 +8,12 @@
 # row. The next writer must open the crashed file and go on: it first deletes the previous
 # runs' rows by retention (whole chunks), so that is checked on crashed files too.
 set -u
+. "$(dirname "$0")/lib.sh"
 HELPER=${SL_BUILD:?}/tests/helpers/sl-crash-writer
-n=0
-fail=0
 
-ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
 
 if ! command -v sqlite3 >/dev/null; then
-	echo "1..0 # SKIP needs the sqlite3 shell (make deps)"
-	exit 0
+	skip_all "needs the sqlite3 shell (make deps)"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -55,5 +52,4 @@ done
 echo "# $total_committed wakeups committed across 20 kills"
 ok "the writers committed something" "[ $total_committed -gt 0 ]"
 ok "runs table holds every run" "[ \"\$(q 'SELECT count(*) FROM runs')\" -ge 1 ]"
-echo "1..$n"
-exit $fail
+done_testing

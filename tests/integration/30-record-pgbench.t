@@ -30,21 +30,15 @@
 #
 # Cleans up the cluster and any instance even on failure.
 set -u
+. "$(dirname "$0")/lib.sh"
 SL=${SL_BUILD:?}/schedlens
 T=/sys/kernel/tracing
 PGBIN=/usr/lib/postgresql/15/bin
-n=0
-fail=0
 pg_up=0
 perf_pid=
 perf2_pid=
 rec_pid=
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
 as_pg() { runuser -u postgres -- "$@"; }
 cleanup() {
 	[ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
@@ -55,10 +49,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 for x in "$PGBIN/pg_ctl" "$PGBIN/pgbench" perf; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing (make deps)"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
 done
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
-	echo "1..0 # SKIP needs root and tracefs"; exit 0
+	skip_all "needs root and tracefs"
 fi
 tmp=$(mktemp -d)
 chmod 755 "$tmp" && chown postgres "$tmp"
@@ -187,5 +181,4 @@ ok "top-level tracing_on unchanged" '[ "$(cat $T/tracing_on)" = "$on0" ]'
 ok "top-level set_event unchanged" '[ "$(cat $T/set_event)" = "$ev0" ]'
 inst=$(get 'd["instance"]')  # ours only: other schedlens processes may be running
 ok "our instance $inst is gone" '[ -n "$inst" ] && [ ! -e "$T/instances/$inst" ]'
-echo "1..$n"
-exit $fail
+done_testing

@@ -9,28 +9,22 @@
 # agrees with the table, and the CI-gate exit codes for usage errors and insufficient
 # data.
 set -u
+. "$(dirname "$0")/lib.sh"
 SL=${SL_BUILD:?}/schedlens
 T=/sys/kernel/tracing
 PGBIN=/usr/lib/postgresql/15/bin
-n=0
-fail=0
 pg_up=0
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
 as_pg() { runuser -u postgres -- "$@"; }
 cleanup() {
 	[ "$pg_up" = 1 ] && as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -m immediate stop >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 for x in "$PGBIN/pg_ctl" "$PGBIN/pgbench" python3; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing (make deps)"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
 done
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
-	echo "1..0 # SKIP needs root and tracefs"; exit 0
+	skip_all "needs root and tracefs"
 fi
 tmp=$(mktemp -d)
 chmod 755 "$tmp" && chown postgres "$tmp"
@@ -84,5 +78,4 @@ ok "usage error exits 2 ($rc)" '[ $rc -eq 2 ]'
 "$SL" diff --db "$tmp/aa.db" --no-store 1 99 >/dev/null 2>"$tmp/e"
 rc=$?
 ok "unknown run: exit 2 with a message ($rc)" '[ $rc -eq 2 ] && grep -q "no run 99" "$tmp/e"'
-echo "1..$n"
-exit $fail
+done_testing

@@ -8,12 +8,11 @@
 # bad-input case of tests/fuzz/corpus fails with a line number, never a crash; a run cut by
 # bad input is stored marked incomplete.
 set -u
+. "$(dirname "$0")/lib.sh"
 S=$SL_BUILD/schedlens
 F=$SL_SRC/tests/fixtures
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 TOPO="--topology $F/guest16-import-topology.json"
 
 # rows of a run, without run_id, in a fixed order

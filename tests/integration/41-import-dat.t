@@ -7,12 +7,11 @@
 # an option whose timestamps libtracecmd rewrites goes to libtracecmd. Cut and damaged
 # copies of a file fail with a message (or import, marked as they are), never crash.
 set -u
+. "$(dirname "$0")/lib.sh"
 S=$SL_BUILD/schedlens
 F=$SL_SRC/tests/fixtures
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 TOPO="--topology $F/guest16-import-topology.json"
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 

@@ -14,16 +14,11 @@
 #   nothing.
 # Everything lives in a temp dir of its own (no tracefs, no ports).
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${SL_BUILD:?}
 S=$B/schedlens
-n=0
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; return 1
-}
 for x in python3 sqlite3 "$B/slsynth"; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
 done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

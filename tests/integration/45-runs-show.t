@@ -8,18 +8,12 @@
 # what was stored, not constants). Error paths: unknown run or comparison exit 1 with a
 # message, bad arguments exit 2.
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${SL_BUILD:?}
 SL=$B/schedlens
-n=0
-fail=0
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
 for x in python3 sqlite3 "$B/slsynth"; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -177,5 +171,4 @@ for args in "show" "show --db $db x" "show --db $db 1 2" "show --db $db 0" "show
 	[ $rc -eq 2 ] || { echo "# '$args' exited $rc"; bad=1; }
 done
 ok "bad arguments exit 2" '[ $bad = 0 ]'
-echo "1..$n"
-exit $fail
+done_testing

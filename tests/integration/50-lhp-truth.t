@@ -13,6 +13,7 @@
 # The instance is named schedlens.<this shell's pid>: other schedlens processes clean up
 # only instances of dead pids. SL_LHP_SECONDS sets each workload's length (default 2).
 set -u
+. "$(dirname "$0")/lib.sh"
 S=$SL_BUILD/schedlens
 LOAD=$SL_BUILD/tests/helpers/sl-lockload
 TRUTH=$SL_SRC/tests/integration/lhp-truth.py
@@ -27,13 +28,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-n=0
-ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
-# todo WHY NAME CHECK: a target not met yet (issue 16), reported as a TAP TODO
-todo() {
-	n=$((n + 1))
-	if eval "$3"; then echo "ok $n - $2 # TODO $1"; else echo "not ok $n - $2 # TODO $1"; fi
-}
 # ge A B: A >= B for decimals
 ge() { python3 -c "import sys; sys.exit(0 if float('$1') >= float('$2') else 1)"; }
 val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" "$2"; }

@@ -13,20 +13,14 @@
 # against the wakeup rows of a `record -o`, and, served afterwards by `--no-record`, the
 # daemon's run (no wakeup rows) has per-CPU counts. Bounded in time; cleans up.
 set -u
+. "$(dirname "$0")/lib.sh"
 SL=${SL_BUILD:?}/schedlens
 SLD=${SL_BUILD:?}/schedlensd
 SCHEMAS=${SL_SRC:?}/schema/api
 T=/sys/kernel/tracing
-n=0
-fail=0
 dpid=
 ppid_prom=
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
 cleanup() {
 	[ -n "$ppid_prom" ] && kill "$ppid_prom" 2>/dev/null && wait "$ppid_prom" 2>/dev/null
 	if [ -n "$dpid" ]; then
@@ -36,12 +30,12 @@ cleanup() {
 	rm -rf "$tmp"
 }
 for x in hackbench curl python3 sqlite3 promtool prometheus ab; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing (make deps)"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
 done
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
-	echo "1..0 # SKIP needs root and tracefs"; exit 0
+	skip_all "needs root and tracefs"
 fi
-python3 -c 'import jsonschema' 2>/dev/null || { echo "1..0 # SKIP python3-jsonschema missing"; exit 0; }
+python3 -c 'import jsonschema' 2>/dev/null || { skip_all "python3-jsonschema missing"; }
 tmp=$(mktemp -d)
 trap cleanup EXIT
 port=$((20000 + $$ % 10000))
@@ -270,5 +264,4 @@ ok "daemon run: /cpus total equals the windows' wakeups ($total = $winw)" '[ "$t
 ok "daemon run: /cpus says it counts by minutes" '[ "$(jq1 "d[\"resolution\"]")" = minute ]'
 kill -TERM "$dpid"; wait "$dpid"
 dpid=
-echo "1..$n"
-exit $fail
+done_testing

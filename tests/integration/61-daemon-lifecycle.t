@@ -7,17 +7,11 @@
 # every API request needs the bearer token (missing or wrong: 401 JSON, the daemon still
 # recording); the duty cycle pauses (instance removed) and resumes; config file + flags.
 set -u
+. "$(dirname "$0")/lib.sh"
 SLD=${SL_BUILD:?}/schedlensd
 T=/sys/kernel/tracing
-n=0
-fail=0
 dpid=
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
 cleanup() {
 	if [ -n "$dpid" ]; then
 		kill -9 "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null
@@ -26,10 +20,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 for x in hackbench curl python3 sqlite3; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing (make deps)"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
 done
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
-	echo "1..0 # SKIP needs root and tracefs"; exit 0
+	skip_all "needs root and tracefs"
 fi
 tmp=$(mktemp -d)
 trap cleanup EXIT
@@ -162,5 +156,4 @@ sleep 5
 ok "once stored, a restart does not compare again" \
 	'! grep -q "new kernel" "$tmp/d.err" && [ "$(sqlite3 "$db" "select count(*) from comparisons")" = 1 ]'
 kill -TERM "$dpid"; wait "$dpid"; dpid=
-echo "1..$n"
-exit $fail
+done_testing

@@ -13,22 +13,16 @@
 #   connection is closed by the header deadline (--http-header-timeout 2s).
 # Traffic is bounded (loopback only, about 10 s of attack); a port of its own; cleans up.
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${SL_BUILD:?}
-n=0
-fail=0
 dpid=
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
 cleanup() {
 	[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	rm -rf "$tmp"
 }
 for x in curl python3; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing (make deps)"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
 done
 tmp=$(mktemp -d)
 trap cleanup EXIT

@@ -11,21 +11,15 @@
 # and marked incomplete (complete = 0, import_error saying so). Needs root (tracefs,
 # mount), curl, python3 and sqlite3.
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${SL_BUILD:?}
 SL=$B/schedlens
 SLD=$B/schedlensd
-n=0
-fail=0
 
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; return 0; fi
-	echo "not ok $n - $1"; fail=1; return 1
-}
-if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root"; exit 0; fi
-if [ ! -w /sys/kernel/tracing/instances ]; then echo "1..0 # SKIP no tracefs"; exit 0; fi
+if [ "$(id -u)" != 0 ]; then skip_all "needs root"; fi
+if [ ! -w /sys/kernel/tracing/instances ]; then skip_all "no tracefs"; fi
 for x in python3 curl sqlite3; do
-	if ! command -v "$x" >/dev/null; then echo "1..0 # SKIP $x missing"; exit 0; fi
+	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
 done
 tmp=$(mktemp -d)
 mnt=$tmp/full
@@ -39,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$mnt"
 if ! mount -t tmpfs -o size=4m schedlens-test-full "$mnt"; then
-	echo "1..0 # SKIP cannot mount a tmpfs"; exit 0
+	skip_all "cannot mount a tmpfs"
 fi
 db=$mnt/sl.db
 port=$((20000 + ($$ + 8300) % 10000))
@@ -119,5 +113,4 @@ ok "the run is stored with complete = 0 and import_error saying disk full ($row)
 ok "PRAGMA integrity_check after the import: ok" \
 	'[ "$(sqlite3 "$mnt/i.db" "PRAGMA integrity_check")" = ok ]'
 
-echo "1..$n"
-exit $fail
+done_testing

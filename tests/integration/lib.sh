@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# lib.sh: what every integration test shares (sourced, after `set -u`): TAP output.
+#
+#   ok NAME CHECK         evaluates CHECK, a shell expression, and prints "ok N - NAME" or
+#                         "not ok N - NAME"; returns CHECK's status, so `ok ... || exit 1`
+#                         stops at a failure that makes the rest meaningless. Inside CHECK,
+#                         $? is the status of the command run just before ok:
+#                         `cmd; ok "cmd exits 0" '[ $? -eq 0 ]'` tests cmd, not ok's own
+#                         bookkeeping (it did not before lib.sh: 17 such checks passed
+#                         whatever the command did). CHECK sees the caller's variables:
+#                         ok's own are all named _tap_*.
+#   todo WHY NAME CHECK   a target not met yet, reported as a TAP TODO (never a failure)
+#   skip_all REASON       the whole test cannot run here (prints "1..0 # SKIP REASON")
+#   done_testing          prints the plan "1..N" and exits 1 if any check failed
+n=0
+fail=0
+
+# Sets $? for the CHECK that follows.
+_tap_status() { return "$1"; }
+
+ok() {
+	local _tap_rc=$?
+	n=$((n + 1))
+	if _tap_status "$_tap_rc"; eval "$2"; then
+		echo "ok $n - $1"
+		return 0
+	fi
+	echo "not ok $n - $1"
+	fail=1
+	return 1
+}
+
+todo() {
+	local _tap_rc=$?
+	n=$((n + 1))
+	if _tap_status "$_tap_rc"; eval "$3"; then
+		echo "ok $n - $2 # TODO $1"
+	else
+		echo "not ok $n - $2 # TODO $1"
+	fi
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+done_testing() {
+	echo "1..$n"
+	exit "$fail"
+}
+
