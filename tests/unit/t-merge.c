@@ -50,6 +50,7 @@ int main(void)
 	ok(!sl_merge_peek(&m, &e), "pop and peek on an empty heap are safe");
 	sl_merge_free(&m);
 	sl_merge_free(&m);
-	ok(1, "free twice is safe");
+	ok(!m.heap && sl_merge_count(&m) == 0 && !sl_merge_peek(&m, &e),
+	   "free twice is safe: the heap stays empty and usable");
 	return done_testing();
 }
