@@ -929,8 +929,6 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 			double dh = hg->df[m], sh = hg->ss[m] / dh;
 
 			sigma2 = (dh * sh + (f->d > 0 ? f->d * f->s2 : 0)) / (dh + f->d);
-			if (f->v > sigma2)
-				sigma2 = f->v;
 			f->df = dh + f->d;
 		} else if (f->v > 0) {
 			if (d0 > 0 || f->d > 0) {
@@ -942,8 +940,9 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 					    (d0 + f->d);
 				else
 					r = f->s2 / f->v;
-				/* a run's value varies at least as much as its own windows do */
-				sigma2 = (r > 1 ? r : 1) * f->v;
+				/* no floor at v: windows vary more than whole runs do when a
+				 * workload warms up the same way every run (docs/statistics.md) */
+				sigma2 = r * f->v;
 				f->df = d0 + f->d;
 			} else {
 				sigma2 = o->single_run_factor * o->single_run_factor * f->v;

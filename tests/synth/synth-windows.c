@@ -124,6 +124,7 @@ static void push_group(struct sl_writer *w, struct sl_rng *r, const struct synth
 {
 	struct sl_window_rec rec;
 	double p[NR_PARAMS], secs = (double)cfg->window_ns / 1e9;
+	double ramp = cfg->windows > 1 ? cfg->warmup * ((double)i / (cfg->windows - 1) - 0.5) : 0;
 	uint64_t n, rest;
 
 	memset(&rec, 0, sizeof(rec));
@@ -132,7 +133,7 @@ static void push_group(struct sl_writer *w, struct sl_rng *r, const struct synth
 	rec.dur_ns = cfg->window_ns;
 	snprintf(rec.grp, sizeof(rec.grp), "%s", grp);
 	for (int k = 0; k < NR_PARAMS; k++) {
-		double e = run[k] + cfg->window_sd * normal(r);
+		double e = run[k] + ramp + cfg->window_sd * normal(r);
 
 		p[k] = k < R_LHP ? logistic(e) : exp(e);
 	}

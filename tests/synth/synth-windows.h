@@ -28,6 +28,10 @@ struct synth_win_config {
 	double lhp_factor; /* multiplies postgres' lock-holder preemption rate: 1 */
 	double waker_same; /* > 0: postgres' waker-same share of this run, exactly (no run
 			    * effect), in percent */
+	double warmup; /* a warm-up every run repeats: every share and rate ramps linearly by
+			* this much on the logit/log scale from the first window to the last
+			* (the lab's pgbench: postgres' waker-same share 5% -> 44% in one run,
+			* 29.0% and 28.8% for two runs' values); 0: stationary windows */
 };
 
 void synth_win_default(struct synth_win_config *cfg);
