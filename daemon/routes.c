@@ -293,105 +293,177 @@ static void stream_free(void *stream)
 	sl_db_stream_free(stream);
 }
 
-static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
-		      int64_t id, const char *sub)
+/* A route's handler: the request's parameters checked, the answer (or error) in resp. */
+typedef void (*route_fn)(struct sd_daemon *d, const struct sl_http_req *req,
+			 struct sl_http_resp *resp);
+/* The same below /api/v1/runs/ID. */
+typedef void (*run_route_fn)(struct sd_daemon *d, const struct sl_http_req *req,
+			     struct sl_http_resp *resp, int64_t id);
+
+/* Checks a 'group' argument (absent is fine). */
+static bool group_arg(struct sl_http_resp *resp, const char *g)
+{
+	if (g && !valid_group(g)) {
+		sl_http_error(resp, 400, "'group' must be 1..%d printable characters",
+			      SL_GROUP_LEN - 1);
+		return false;
+	}
+	return true;
+}
+
+static void get_run(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
+		    int64_t id)
 {
 	static const char *const none[] = { NULL };
-	static const char *const wargs[] = {
-		"from", "to", "group", "metric", "limit", "step", NULL
-	};
-	static const char *const pargs[] = { "limit", NULL };
-	static const char *const cargs[] = { "from", "to", NULL };
-	static const char *const gargs[] = { "group", NULL };
 	struct sl_store *store;
-	struct sl_db_stream *ws;
 	json_t *j = NULL;
 	int err;
 
-	if (!*sub) {
-		if (!only_args(req, resp, none) || !(store = thread_store(d, resp)))
-			return;
-		err = sl_api_run(store, id, &j);
-	} else if (!strcmp(sub, "/windows")) {
-		struct sl_api_window_query q = { .group = sl_http_query(req, "group"),
-						 .metric = sl_http_query(req, "metric") };
-		uint64_t limit = 1000;
-
-		if (!only_args(req, resp, wargs) ||
-		    !arg_u64(req, resp, "from", 0, INT64_MAX, &q.from_ns) ||
-		    !arg_u64(req, resp, "to", 1, INT64_MAX, &q.to_ns) ||
-		    !arg_u64(req, resp, "limit", 1, 100000, &limit) ||
-		    !arg_u64(req, resp, "step", 1, INT64_MAX, &q.step_ns))
-			return;
-		if (q.group && !valid_group(q.group)) {
-			sl_http_error(resp, 400, "'group' must be 1..%d printable characters",
-				      SL_GROUP_LEN - 1);
-			return;
-		}
-		q.limit = limit;
-		if (!(store = thread_store(d, resp)))
-			return;
-		/* up to 100,000 rows: streamed from the statement, never built in memory */
-		err = sl_api_windows(store, id, &q, &ws);
-		if (err < 0) {
-			lib_error(resp, err);
-			return;
-		}
-		resp->stream = ws;
-		resp->read = stream_read;
-		resp->free_stream = stream_free;
-		resp->content_type = "application/json";
+	if (!only_args(req, resp, none) || !(store = thread_store(d, resp)))
 		return;
-	} else if (!strcmp(sub, "/placement")) {
-		if (!only_args(req, resp, none) || !(store = thread_store(d, resp)))
-			return;
-		err = sl_api_placement(store, id, &j);
-	} else if (!strcmp(sub, "/preemptions")) {
-		uint64_t limit = 100;
+	err = sl_api_run(store, id, &j);
+	reply_json(resp, err, j);
+}
 
-		if (!only_args(req, resp, pargs) || !arg_u64(req, resp, "limit", 0, 1000, &limit) ||
-		    !(store = thread_store(d, resp)))
-			return;
-		err = sl_api_preemptions(store, id, limit, &j);
-	} else if (!strcmp(sub, "/cpus")) {
-		uint64_t from = 0, to = 0;
+static void get_windows(struct sd_daemon *d, const struct sl_http_req *req,
+			struct sl_http_resp *resp, int64_t id)
+{
+	static const char *const wargs[] = {
+		"from", "to", "group", "metric", "limit", "step", NULL
+	};
+	struct sl_api_window_query q = { .group = sl_http_query(req, "group"),
+					 .metric = sl_http_query(req, "metric") };
+	struct sl_store *store;
+	struct sl_db_stream *ws;
+	uint64_t limit = 1000;
+	int err;
 
-		if (!only_args(req, resp, cargs) ||
-		    !arg_u64(req, resp, "from", 0, INT64_MAX, &from) ||
-		    !arg_u64(req, resp, "to", 1, INT64_MAX, &to))
-			return;
-		if (to && to <= from) {
-			sl_http_error(resp, 400, "'to' must be greater than 'from'");
-			return;
-		}
-		if (!(store = thread_store(d, resp)))
-			return;
-		err = sl_api_cpus(store, id, from, to, &j);
-	} else if (!strcmp(sub, "/latency")) {
-		const char *g = sl_http_query(req, "group");
-
-		if (!only_args(req, resp, gargs))
-			return;
-		if (g && !valid_group(g)) {
-			sl_http_error(resp, 400, "'group' must be 1..%d printable characters",
-				      SL_GROUP_LEN - 1);
-			return;
-		}
-		if (!(store = thread_store(d, resp)))
-			return;
-		err = sl_api_latency(store, id, g, &j);
-	} else if (!strcmp(sub, "/lhp")) {
-		uint64_t limit = 50;
-
-		if (!only_args(req, resp, pargs) || !arg_u64(req, resp, "limit", 1, 1000, &limit) ||
-		    !(store = thread_store(d, resp)))
-			return;
-		err = sl_api_lhp(store, id, (int)limit, &j);
-	} else {
-		sl_http_error(resp, 404, "not found");
+	if (!only_args(req, resp, wargs) || !arg_u64(req, resp, "from", 0, INT64_MAX, &q.from_ns) ||
+	    !arg_u64(req, resp, "to", 1, INT64_MAX, &q.to_ns) ||
+	    !arg_u64(req, resp, "limit", 1, 100000, &limit) ||
+	    !arg_u64(req, resp, "step", 1, INT64_MAX, &q.step_ns) || !group_arg(resp, q.group))
+		return;
+	q.limit = limit;
+	if (!(store = thread_store(d, resp)))
+		return;
+	/* up to 100,000 rows: streamed from the statement, never built in memory */
+	err = sl_api_windows(store, id, &q, &ws);
+	if (err < 0) {
+		lib_error(resp, err);
 		return;
 	}
+	resp->stream = ws;
+	resp->read = stream_read;
+	resp->free_stream = stream_free;
+	resp->content_type = "application/json";
+}
+
+static void get_placement(struct sd_daemon *d, const struct sl_http_req *req,
+			  struct sl_http_resp *resp, int64_t id)
+{
+	static const char *const none[] = { NULL };
+	struct sl_store *store;
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, none) || !(store = thread_store(d, resp)))
+		return;
+	err = sl_api_placement(store, id, &j);
 	reply_json(resp, err, j);
+}
+
+static void get_preemptions(struct sd_daemon *d, const struct sl_http_req *req,
+			    struct sl_http_resp *resp, int64_t id)
+{
+	static const char *const pargs[] = { "limit", NULL };
+	struct sl_store *store;
+	uint64_t limit = 100;
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, pargs) || !arg_u64(req, resp, "limit", 0, 1000, &limit) ||
+	    !(store = thread_store(d, resp)))
+		return;
+	err = sl_api_preemptions(store, id, limit, &j);
+	reply_json(resp, err, j);
+}
+
+static void get_cpus(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
+		     int64_t id)
+{
+	static const char *const cargs[] = { "from", "to", NULL };
+	struct sl_store *store;
+	uint64_t from = 0, to = 0;
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, cargs) || !arg_u64(req, resp, "from", 0, INT64_MAX, &from) ||
+	    !arg_u64(req, resp, "to", 1, INT64_MAX, &to))
+		return;
+	if (to && to <= from) {
+		sl_http_error(resp, 400, "'to' must be greater than 'from'");
+		return;
+	}
+	if (!(store = thread_store(d, resp)))
+		return;
+	err = sl_api_cpus(store, id, from, to, &j);
+	reply_json(resp, err, j);
+}
+
+static void get_latency(struct sd_daemon *d, const struct sl_http_req *req,
+			struct sl_http_resp *resp, int64_t id)
+{
+	static const char *const gargs[] = { "group", NULL };
+	const char *g = sl_http_query(req, "group");
+	struct sl_store *store;
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, gargs) || !group_arg(resp, g) || !(store = thread_store(d, resp)))
+		return;
+	err = sl_api_latency(store, id, g, &j);
+	reply_json(resp, err, j);
+}
+
+static void get_lhp(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
+		    int64_t id)
+{
+	static const char *const pargs[] = { "limit", NULL };
+	struct sl_store *store;
+	uint64_t limit = 50;
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, pargs) || !arg_u64(req, resp, "limit", 1, 1000, &limit) ||
+	    !(store = thread_store(d, resp)))
+		return;
+	err = sl_api_lhp(store, id, (int)limit, &j);
+	reply_json(resp, err, j);
+}
+
+/* /api/v1/runs/ID and below, by what follows the id ("" for the run itself). */
+static const struct {
+	const char *sub;
+	run_route_fn get;
+} run_routes[] = {
+	{ "", get_run },
+	{ "/windows", get_windows },
+	{ "/placement", get_placement },
+	{ "/preemptions", get_preemptions },
+	{ "/cpus", get_cpus },
+	{ "/latency", get_latency },
+	{ "/lhp", get_lhp },
+};
+
+static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
+		      int64_t id, const char *sub)
+{
+	for (size_t i = 0; i < sizeof(run_routes) / sizeof(run_routes[0]); i++)
+		if (!strcmp(sub, run_routes[i].sub)) {
+			run_routes[i].get(d, req, resp, id);
+			return;
+		}
+	sl_http_error(resp, 404, "not found");
 }
 
 static const struct sl_web_asset *find_asset(const char *name)
@@ -407,30 +479,96 @@ bool sd_public_path(void *ctx, const char *path)
 	return path[0] == '/' && find_asset(!strcmp(path, "/") ? "index.html" : path + 1);
 }
 
-void sd_route(void *ctx, const struct sl_http_req *req, struct sl_http_resp *resp)
+static void route_status(struct sd_daemon *d, const struct sl_http_req *req,
+			 struct sl_http_resp *resp)
 {
 	static const char *const none[] = { NULL };
+
+	if (only_args(req, resp, none))
+		get_status(d, resp);
+}
+
+static void route_runs(struct sd_daemon *d, const struct sl_http_req *req,
+		       struct sl_http_resp *resp)
+{
 	static const char *const largs[] = { "limit", NULL };
+	struct sl_store *store;
+	uint64_t limit = 100;
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, largs) || !arg_u64(req, resp, "limit", 1, 1000, &limit) ||
+	    !(store = thread_store(d, resp)))
+		return;
+	err = sl_api_runs(store, limit, &j);
+	reply_json(resp, err, j);
+}
+
+static void route_findings(struct sd_daemon *d, const struct sl_http_req *req,
+			   struct sl_http_resp *resp)
+{
 	static const char *const fargs[] = { "limit", "all", NULL };
+	const char *all = sl_http_query(req, "all");
+	struct sl_store *store;
+	uint64_t limit = 10;
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, fargs) || !arg_u64(req, resp, "limit", 1, 100, &limit))
+		return;
+	if (all && strcmp(all, "0") && strcmp(all, "1")) {
+		sl_http_error(resp, 400, "'all' must be 0 or 1");
+		return;
+	}
+	if (!(store = thread_store(d, resp)))
+		return;
+	err = sl_api_findings(store, limit, !(all && !strcmp(all, "1")), &j);
+	reply_json(resp, err, j);
+}
+
+static void route_topology(struct sd_daemon *d, const struct sl_http_req *req,
+			   struct sl_http_resp *resp)
+{
+	static const char *const none[] = { NULL };
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, none))
+		return;
+	/* set once before the server starts, never changed: no lock needed */
+	err = sl_api_topology(d->status.topo_json, d->status.topo_hash, &j);
+	reply_json(resp, err, j);
+}
+
+static void route_metrics(struct sd_daemon *d, const struct sl_http_req *req,
+			  struct sl_http_resp *resp)
+{
+	(void)req;
+	get_metrics(d, resp);
+}
+
+/* Exact paths; /api/v1/runs/ID... and the dashboard's files are matched after these. */
+static const struct {
+	const char *path;
+	route_fn get;
+} routes[] = {
+	{ "/api/v1/status", route_status },	{ "/api/v1/runs", route_runs },
+	{ "/api/v1/compare", get_compare },	{ "/api/v1/findings", route_findings },
+	{ "/api/v1/topology", route_topology }, { "/metrics", route_metrics },
+};
+
+void sd_route(void *ctx, const struct sl_http_req *req, struct sl_http_resp *resp)
+{
 	struct sd_daemon *d = ctx;
 	const char *path = sl_http_path(req);
 	const struct sl_web_asset *a;
-	struct sl_store *store;
-	json_t *j = NULL;
-	uint64_t limit;
-	int err;
 
-	if (!strcmp(path, "/api/v1/status")) {
-		if (only_args(req, resp, none))
-			get_status(d, resp);
-	} else if (!strcmp(path, "/api/v1/runs")) {
-		limit = 100;
-		if (!only_args(req, resp, largs) || !arg_u64(req, resp, "limit", 1, 1000, &limit) ||
-		    !(store = thread_store(d, resp)))
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (!strcmp(path, routes[i].path)) {
+			routes[i].get(d, req, resp);
 			return;
-		err = sl_api_runs(store, limit, &j);
-		reply_json(resp, err, j);
-	} else if (!strncmp(path, "/api/v1/runs/", 13)) {
+		}
+	if (!strncmp(path, "/api/v1/runs/", 13)) {
 		const char *p = path + 13;
 		size_t n = strcspn(p, "/");
 		int64_t id;
@@ -440,30 +578,6 @@ void sd_route(void *ctx, const struct sl_http_req *req, struct sl_http_resp *res
 			return;
 		}
 		run_route(d, req, resp, id, p + n);
-	} else if (!strcmp(path, "/api/v1/compare")) {
-		get_compare(d, req, resp);
-	} else if (!strcmp(path, "/api/v1/findings")) {
-		const char *all = sl_http_query(req, "all");
-
-		limit = 10;
-		if (!only_args(req, resp, fargs) || !arg_u64(req, resp, "limit", 1, 100, &limit))
-			return;
-		if (all && strcmp(all, "0") && strcmp(all, "1")) {
-			sl_http_error(resp, 400, "'all' must be 0 or 1");
-			return;
-		}
-		if (!(store = thread_store(d, resp)))
-			return;
-		err = sl_api_findings(store, limit, !(all && !strcmp(all, "1")), &j);
-		reply_json(resp, err, j);
-	} else if (!strcmp(path, "/api/v1/topology")) {
-		if (!only_args(req, resp, none))
-			return;
-		/* set once before the server starts, never changed: no lock needed */
-		err = sl_api_topology(d->status.topo_json, d->status.topo_hash, &j);
-		reply_json(resp, err, j);
-	} else if (!strcmp(path, "/metrics")) {
-		get_metrics(d, resp);
 	} else if ((a = find_asset(!strcmp(path, "/") ? "index.html" : path + 1)) &&
 		   path[0] == '/') {
 		resp->body = a->data;
