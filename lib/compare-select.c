@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "compare-local.h"
+#include "db-json.h"
 #include "error.h"
 
 #define RUN_COLS \
@@ -34,11 +35,6 @@ void sl_cmp_note(struct sl_comparison *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int db_err(sqlite3 *db, const char *what)
-{
-	return sl_error(-SL_EDB, "cannot %s: %s", what, sqlite3_errmsg(db));
-}
-
 static void row_info(sqlite3_stmt *st, struct run_info *r)
 {
 	const char *k = (const char *)sqlite3_column_text(st, 1);
@@ -57,7 +53,7 @@ static int run_by_id(sqlite3 *db, int64_t id, struct run_info *r)
 	int rc;
 
 	if (sqlite3_prepare_v2(db, RUN_COLS "WHERE r.id = ?1", -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, "read runs");
+		return sl_db_error(db, "cannot read runs");
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -82,7 +78,7 @@ static int newest_run(sqlite3 *db, const char *kernel, const char *label, const 
 			       "(?2 IS NULL OR r.workload = ?2) AND "
 			       "(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id DESC LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, "read runs");
+		return sl_db_error(db, "cannot read runs");
 	sqlite3_bind_text(st, 1, kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
@@ -106,7 +102,7 @@ static int previous_kernel(sqlite3 *db, const char * not, const char *label, con
 			       "(?2 IS NULL OR r.workload = ?2) AND "
 			       "(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id DESC LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, "read runs");
+		return sl_db_error(db, "cannot read runs");
 	sqlite3_bind_text(st, 1, not, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
@@ -139,7 +135,7 @@ static int runs_of_kernel(sqlite3 *db, const char *kernel, const char *label, co
 					"(?2 IS NULL OR r.workload = ?2) AND "
 					"(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, "read runs");
+		return sl_db_error(db, "cannot read runs");
 	sqlite3_bind_text(st, 1, kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);

@@ -118,11 +118,6 @@ json_t *sl_comparison_to_json(const struct sl_comparison *c)
 	return o;
 }
 
-static int db_err(sqlite3 *db, const char *what)
-{
-	return sl_error(-SL_EDB, "cannot %s: %s", what, sqlite3_errmsg(db));
-}
-
 int sl_cmp_store(sqlite3 *db, struct sl_comparison *c)
 {
 	sqlite3_stmt *st = NULL;
@@ -137,7 +132,7 @@ int sl_cmp_store(sqlite3 *db, struct sl_comparison *c)
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		free(ptext);
-		return db_err(db, "store the comparison");
+		return sl_db_error(db, "cannot store the comparison");
 	}
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO comparisons (created_wall, baseline, candidate, params, "
@@ -214,7 +209,7 @@ int sl_cmp_store(sqlite3 *db, struct sl_comparison *c)
 	free(ptext);
 	return 0;
 db_fail:
-	err = db_err(db, "store the comparison");
+	err = sl_db_error(db, "cannot store the comparison");
 	sqlite3_finalize(st);
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	c->id = -1;
@@ -243,7 +238,7 @@ int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t si
 		    "AND p.kernel_release <> c.kernel_release AND p.workload = c.workload "
 		    "AND hp.topo_hash = hc.topo_hash ORDER BY p.id DESC LIMIT 1",
 		    -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, "read runs");
+		return sl_db_error(db, "cannot read runs");
 	sqlite3_bind_int64(st, 1, run_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -256,13 +251,13 @@ int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t si
 	if (rc == SQLITE_DONE)
 		return 0; /* no earlier kernel: nothing to compare with */
 	if (rc != SQLITE_ROW)
-		return db_err(db, "read runs");
+		return sl_db_error(db, "cannot read runs");
 	if (sqlite3_prepare_v2(db,
 			       "SELECT 1 FROM comparisons k WHERE " SIDE_HAS(
 				       "baseline", "?1") " AND " SIDE_HAS("candidate",
 									  "?4") " LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, "read comparisons");
+		return sl_db_error(db, "cannot read comparisons");
 	sqlite3_bind_text(st, 1, buf, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
@@ -270,7 +265,7 @@ int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t si
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_err(db, "read comparisons");
+		return sl_db_error(db, "cannot read comparisons");
 	*ret_owed = rc == SQLITE_DONE;
 	return 0;
 #undef SIDE_HAS
@@ -288,7 +283,7 @@ int sl_compare_list(struct sl_store *store, int limit, json_t **ret)
 			       "comparisons ORDER BY id DESC LIMIT ?1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		json_decref(a);
-		return db_err(db, "read comparisons");
+		return sl_db_error(db, "cannot read comparisons");
 	}
 	sqlite3_bind_int(st, 1, limit > 0 ? limit : 50);
 	err = sl_db_rows_into(db, st, a, "cannot read comparisons");
@@ -369,7 +364,7 @@ int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_
 	*ret = arr;
 	return 0;
 db_fail:
-	err = db_err(db, "read comparisons");
+	err = sl_db_error(db, "cannot read comparisons");
 fail:
 	json_decref(arr);
 	json_decref(fs);

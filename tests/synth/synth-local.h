@@ -8,6 +8,7 @@
 #define SYNTH_LOCAL_H
 
 #include "synth.h"
+#include "stats.h"
 
 enum synth_role { ROLE_KWORKER, ROLE_CLIENT, ROLE_DISPATCHER, ROLE_BACKEND };
 
@@ -75,7 +76,7 @@ struct synth {
 	void *ctx;
 	int stop; /* the emitter's nonzero return */
 	int err;
-	uint64_t rng[4];
+	struct sl_rng rng;
 	uint64_t now; /* simulated time, ns from start */
 	uint64_t end; /* simulated end */
 	uint64_t last_ts; /* last emitted timestamp: the stream is strictly increasing */

@@ -15,32 +15,10 @@
 
 #include "synth-local.h"
 
-/* xoshiro256** seeded by splitmix64: fast, and each seed its own independent stream */
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
+/* lib's generator (xoshiro256** seeded by splitmix64): each seed its own stream */
 uint64_t synth_rand(struct synth *s)
 {
-	uint64_t *r = s->rng, res = rotl(r[1] * 5, 7) * 9, t = r[1] << 17;
-
-	r[2] ^= r[0];
-	r[3] ^= r[1];
-	r[1] ^= r[2];
-	r[0] ^= r[3];
-	r[2] ^= t;
-	r[3] = rotl(r[3], 45);
-	return res;
+	return sl_rng_next(&s->rng);
 }
 
 uint64_t synth_rand_exp(struct synth *s, uint64_t mean_ns)
@@ -665,16 +643,13 @@ int synth_run(const struct synth_config *cfg, synth_emit_fn emit, void *ctx,
 {
 	struct synth s = { .cfg = cfg, .emit = emit, .ctx = ctx };
 	struct synth_timer tm;
-	uint64_t x;
 	int err, i;
 
 	if (!config_valid(cfg))
 		return -EINVAL;
 	s.topo = cfg->topo;
 	s.end = cfg->duration_ns;
-	x = cfg->seed;
-	for (i = 0; i < 4; i++)
-		s.rng[i] = splitmix64(&x);
+	sl_rng_seed(&s.rng, cfg->seed);
 	s.nr_cpus = cfg->topo->nr_cpus;
 	err = synth_place_init(&s);
 	if (err)
