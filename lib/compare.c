@@ -929,6 +929,10 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 			double dh = hg->df[m], sh = hg->ss[m] / dh;
 
 			sigma2 = (dh * sh + (f->d > 0 ? f->d * f->s2 : 0)) / (dh + f->d);
+			/* a few history runs of a rare event are mostly zeros, and their
+			 * variance says nothing: the windows' does (docs/statistics.md) */
+			if (f->v > sigma2)
+				sigma2 = f->v;
 			f->df = dh + f->d;
 		} else if (f->v > 0) {
 			if (d0 > 0 || f->d > 0) {
@@ -940,8 +944,9 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 					    (d0 + f->d);
 				else
 					r = f->s2 / f->v;
-				/* no floor at v: windows vary more than whole runs do when a
-				 * workload warms up the same way every run (docs/statistics.md) */
+				/* no floor at v here: windows vary more than whole runs do when
+				 * a workload warms up the same way every run, and the prior keeps
+				 * r away from 0 (docs/statistics.md) */
 				sigma2 = r * f->v;
 				f->df = d0 + f->d;
 			} else {
