@@ -180,7 +180,7 @@ calibrate: $(O)/tests/helpers/calibrate
 
 # The same on real kernels (tests/lab/calibrate): CALIBRATE_ROUNDS interleaved rounds of five
 # lab configurations recorded into $(O)/lab-calibrate (resumed if interrupted), then every
-# A/A and known-change comparison formed from them. About 25 minutes for 4 rounds here.
+# A/A and known-change comparison formed from them. About an hour for 4 rounds here.
 CALIBRATE_ROUNDS ?= 4
 calibrate-lab: all
 	$(Q)SL_BUILD=$(abspath $(O)) tests/lab/calibrate -r $(CALIBRATE_ROUNDS)
