@@ -10,12 +10,14 @@
  * Every database holds, besides the pairs, 8 replicate runs of a "history" kernel, as a
  * user's database holds earlier runs. A last A/A row has windows that are not stationary:
  * every run repeats the same warm-up (a ramp of 2.0 on the logit/log scale over the run)
- * with a small run effect (sd 0.03) and no history, as the lab's pgbench runs do: the
+ * with a small run effect (sd 0.03), as the lab's pgbench runs do, and is compared without
+ * any history (--history-runs 0), so that the variance comes from the prior alone: the
  * windows vary far more than the runs' values, and the false-regression rate must stay
  * at or below 1% there too. Usage: calibrate [PAIRS [DIR]]; exit 1 when a
  * target is missed (false regressions above 1% at any runs a side, a 2 vs 1 shift found
  * equivalent, or less than 80% power for the 20-point shift at 2 runs a side).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,18 +33,16 @@ struct tally {
 	int done, regressions, flagged, inconclusive, equivalent, hit;
 };
 
-/* The warm-up row's windows (see the header); NULL: the default stationary ones. */
-static const struct synth_win_config *warm;
-
-static int make_runs(struct sl_store *st, const char *kernel, int n, uint64_t seed, double shift,
-		     double lhp, int64_t *ids)
+/* n runs of base (NULL: synth_win_default's stationary windows) as kernel. */
+static int make_runs(struct sl_store *st, const struct synth_win_config *base, const char *kernel,
+		     int n, uint64_t seed, double shift, double lhp, int64_t *ids)
 {
 	struct synth_win_config cfg;
 	int err = 0;
 
 	synth_win_default(&cfg);
-	if (warm)
-		cfg = *warm;
+	if (base)
+		cfg = *base;
 	cfg.kernel_release = kernel;
 	cfg.shift_pts = shift;
 	cfg.lhp_factor = lhp;
@@ -53,9 +53,10 @@ static int make_runs(struct sl_store *st, const char *kernel, int n, uint64_t se
 	return err;
 }
 
-/* One comparison; hit: the metric named metric of postgres was flagged. */
+/* One comparison (history_runs < 0: the default); hit: the metric named metric of
+ * postgres was flagged. */
 static int compare(struct sl_store *st, const int64_t *b, int nb, const int64_t *k, int nk,
-		   const char *metric, struct tally *t)
+		   int history_runs, const char *metric, struct tally *t)
 {
 	struct sl_compare_opts o;
 	struct sl_comparison *c;
@@ -67,6 +68,8 @@ static int compare(struct sl_store *st, const int64_t *b, int nb, const int64_t 
 	o.candidate_runs = k;
 	o.nr_candidate_runs = nk;
 	o.resamples = 200;
+	if (history_runs >= 0)
+		o.history_runs = history_runs;
 	if ((err = sl_compare(st, &o, &c)))
 		return err;
 	t->done++;
@@ -103,7 +106,7 @@ static struct sl_store *fresh_db(const char *dir, const char *name)
 		fprintf(stderr, "calibrate: cannot open '%s': %s\n", path, sl_errmsg(-1));
 		return NULL;
 	}
-	if (!warm && make_runs(st, "history", 8, 999999, 0, 1, hist)) {
+	if (make_runs(st, NULL, "history", 8, 999999, 0, 1, hist)) {
 		fprintf(stderr, "calibrate: %s\n", sl_errmsg(-1));
 		sl_store_close(st);
 		return NULL;
@@ -116,6 +119,38 @@ static double pct(int a, int b)
 	return b ? 100.0 * a / b : 0;
 }
 
+/*
+ * One A/A row: pairs comparisons of n runs a side of base (NULL: stationary windows), each
+ * side a kernel of its own named PREFIX<pair>-base/-cand, with history_runs as in compare().
+ * Prints the row under label and sets *fail when more than 1% flagged a regression.
+ */
+static int aa_row(const char *dir, const char *name, const char *prefix, const char *label, int n,
+		  int pairs, const struct synth_win_config *base, int history_runs, int *fail)
+{
+	int64_t b[5], k[5];
+	char kb[64], kk[64];
+	struct tally t = { 0 };
+	struct sl_store *st;
+	int err = 0;
+
+	if (!(st = fresh_db(dir, name)))
+		return -EIO;
+	for (int p = 0; p < pairs && !err; p++) {
+		snprintf(kb, sizeof(kb), "%s%d-base", prefix, p);
+		snprintf(kk, sizeof(kk), "%s%d-cand", prefix, p);
+		err = make_runs(st, base, kb, n, 2 * (uint64_t)p + 1, 0, 1, b);
+		err = err ?: make_runs(st, base, kk, n, 2 * (uint64_t)p + 2, 0, 1, k);
+		err = err ?: compare(st, b, n, k, n, history_runs, NULL, &t);
+	}
+	sl_store_close(st);
+	printf("%-10s %7d %10.1f%% %8.1f%% %12.1f%% %10.1f%%\n", label, t.done,
+	       pct(t.regressions, t.done), pct(t.flagged, t.done), pct(t.inconclusive, t.done),
+	       pct(t.equivalent, t.done));
+	fflush(stdout);
+	*fail |= t.regressions * 100 > t.done;
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const int sides[] = { 1, 2, 3, 5 };
@@ -124,7 +159,7 @@ int main(int argc, char **argv)
 	int64_t b[5], k[5];
 	struct tally t;
 	struct sl_store *st;
-	char kb[64], kk[64], name[64];
+	char kb[64], kk[64], name[64], label[16];
 
 	if (pairs < 10 || pairs > 100000) {
 		fprintf(stderr, "usage: calibrate [PAIRS (10..100000) [DIR]]\n");
@@ -136,25 +171,9 @@ int main(int argc, char **argv)
 	printf("%-10s %7s %11s %9s %13s %11s\n", "runs/side", "pairs", "false regr", "any flag",
 	       "inconclusive", "equivalent");
 	for (size_t s = 0; s < sizeof(sides) / sizeof(sides[0]) && !err; s++) {
-		int n = sides[s];
-
-		snprintf(name, sizeof(name), "calibrate-aa%d", n);
-		if (!(st = fresh_db(dir, name)))
-			return 2;
-		memset(&t, 0, sizeof(t));
-		for (int p = 0; p < pairs && !err; p++) {
-			snprintf(kb, sizeof(kb), "aa%d-base", p);
-			snprintf(kk, sizeof(kk), "aa%d-cand", p);
-			err = make_runs(st, kb, n, 2 * (uint64_t)p + 1, 0, 1, b);
-			err = err ?: make_runs(st, kk, n, 2 * (uint64_t)p + 2, 0, 1, k);
-			err = err ?: compare(st, b, n, k, n, NULL, &t);
-		}
-		sl_store_close(st);
-		printf("%-10d %7d %10.1f%% %8.1f%% %12.1f%% %10.1f%%\n", n, t.done,
-		       pct(t.regressions, t.done), pct(t.flagged, t.done),
-		       pct(t.inconclusive, t.done), pct(t.equivalent, t.done));
-		fflush(stdout);
-		fail |= t.regressions * 100 > t.done;
+		snprintf(name, sizeof(name), "calibrate-aa%d", sides[s]);
+		snprintf(label, sizeof(label), "%d", sides[s]);
+		err = aa_row(dir, name, "aa", label, sides[s], pairs, NULL, -1, &fail);
 	}
 	if (!err) {
 		struct synth_win_config w;
@@ -162,23 +181,7 @@ int main(int argc, char **argv)
 		synth_win_default(&w);
 		w.warmup = 2.0;
 		w.run_sd = 0.03;
-		warm = &w;
-		if (!(st = fresh_db(dir, "calibrate-warmup")))
-			return 2;
-		memset(&t, 0, sizeof(t));
-		for (int p = 0; p < pairs && !err; p++) {
-			snprintf(kb, sizeof(kb), "w%d-base", p);
-			snprintf(kk, sizeof(kk), "w%d-cand", p);
-			err = make_runs(st, kb, 2, 2 * (uint64_t)p + 1, 0, 1, b);
-			err = err ?: make_runs(st, kk, 2, 2 * (uint64_t)p + 2, 0, 1, k);
-			err = err ?: compare(st, b, 2, k, 2, NULL, &t);
-		}
-		sl_store_close(st);
-		warm = NULL;
-		printf("%-10s %7d %10.1f%% %8.1f%% %12.1f%% %10.1f%%\n", "2, warm-up", t.done,
-		       pct(t.regressions, t.done), pct(t.flagged, t.done),
-		       pct(t.inconclusive, t.done), pct(t.equivalent, t.done));
-		fail |= t.regressions * 100 > t.done;
+		err = aa_row(dir, "calibrate-warmup", "w", "2, warm-up", 2, pairs, &w, 0, &fail);
 	}
 	printf("\npower against known effects (postgres), %d comparisons per row\n", pairs / 5);
 	printf("%-34s %9s %8s %11s\n", "effect", "runs", "flagged", "equivalent");
@@ -195,11 +198,11 @@ int main(int argc, char **argv)
 		for (int p = 0; p < pairs / 5 && !err; p++) {
 			snprintf(kb, sizeof(kb), "p%d-base", p);
 			snprintf(kk, sizeof(kk), "p%d-cand", p);
-			err = make_runs(st, kb, nb, 2 * (uint64_t)p + 1, 0, 1, b);
+			err = make_runs(st, NULL, kb, nb, 2 * (uint64_t)p + 1, 0, 1, b);
 			err = err   ?:
-				      make_runs(st, kk, nk, 2 * (uint64_t)p + 2, e == 1 ? 0 : 20,
-						e == 1 ? 3 : 1, k);
-			err = err ?: compare(st, b, nb, k, nk, metric[e], &t);
+				      make_runs(st, NULL, kk, nk, 2 * (uint64_t)p + 2,
+						e == 1 ? 0 : 20, e == 1 ? 3 : 1, k);
+			err = err ?: compare(st, b, nb, k, nk, -1, metric[e], &t);
 		}
 		sl_store_close(st);
 		printf("%-34s %4d vs %d %7.1f%% %10.1f%%\n", what[e], nb, nk, pct(t.hit, t.done),
