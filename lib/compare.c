@@ -249,7 +249,7 @@ static int load_side(sqlite3 *db, const struct sl_compare_opts *o, struct sl_cmp
 				break;
 			g->side[s].windows++;
 		}
-		if (!err && rc != SQLITE_DONE)
+		if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
 			err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
 	}
 out:
@@ -608,6 +608,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 	uint16_t unmap[SL_HIST_BUCKETS];
 	double obs[2][MAX_METRICS], sums[2][NC], *y[2] = { NULL, NULL }, *w[2] = { NULL, NULL };
 	bool enough = g->side[0].windows >= o->min_windows && g->side[1].windows >= o->min_windows;
+	double switches = 0; /* the group's switch-outs per second, for the floors */
 	struct boot_ctx bc;
 	struct sl_rng rng;
 
@@ -627,6 +628,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 		}
 		if (err)
 			goto out;
+		switches = switch_rate(sums);
 	}
 	for (size_t m = 0; m < sl_nr_metrics && !err; m++) {
 		const struct sl_metric *mt = &sl_metrics[m];
@@ -659,7 +661,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 			const int nr[2] = { g->side[0].nr, g->side[1].nr };
 
 			f.delta = f.cand - f.base;
-			f.floor = o->floor_scale * sl_metric_floor(mt, switch_rate(sums));
+			f.floor = o->floor_scale * sl_metric_floor(mt, switches);
 			f.rel = f.base != 0 ? f.delta / f.base : (f.delta != 0 ? INFINITY : 0);
 			unit_model(yy, ww, nr, m, f.n, &f.s2, &f.d, &f.v);
 			if (f.n[0] && f.n[1])
@@ -807,15 +809,16 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 	if (o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
 		return 0;
 	ho.segment_ns = 0;
-	/* cfg: the configuration as one string (unit separators between its parts) */
+	/* cfg: the configuration as one string (unit separators between its parts); n: its
+	 * comparable runs */
 	if (sqlite3_prepare_v2(db,
-			       "WITH r AS (SELECT r.id, r.kernel_release || char(31) || "
+			       "WITH c AS (SELECT r.id, r.kernel_release || char(31) || "
 			       "coalesce(r.sched_features, '') || char(31) || "
 			       "coalesce(r.preempt_mode, '') AS cfg FROM runs r JOIN hosts h "
-			       "ON h.id = r.host_id WHERE r.workload = ?1 AND h.topo_hash = ?2) "
-			       "SELECT id, cfg FROM (SELECT id, cfg FROM r WHERE (SELECT count(*) "
-			       "FROM r r2 WHERE r2.cfg = r.cfg) >= 2 ORDER BY id DESC LIMIT ?3) "
-			       "ORDER BY cfg, id",
+			       "ON h.id = r.host_id WHERE r.workload = ?1 AND h.topo_hash = ?2), "
+			       "n AS (SELECT id, cfg, count(*) OVER (PARTITION BY cfg) AS n FROM c) "
+			       "SELECT id, cfg FROM (SELECT id, cfg FROM n WHERE n >= 2 "
+			       "ORDER BY id DESC LIMIT ?3) ORDER BY cfg, id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, c->label, -1, SQLITE_STATIC);
