@@ -311,8 +311,10 @@ static bool group_arg(struct sl_http_resp *resp, const char *g)
 	return true;
 }
 
-static void get_run(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
-		    int64_t id)
+/* A run's JSON from lib with no arguments to check: the run itself, its placement. */
+static void reply_run_json(struct sd_daemon *d, const struct sl_http_req *req,
+			   struct sl_http_resp *resp, int64_t id,
+			   int (*get)(struct sl_store *store, int64_t run_id, json_t **ret))
 {
 	static const char *const none[] = { NULL };
 	struct sl_store *store;
@@ -321,8 +323,14 @@ static void get_run(struct sd_daemon *d, const struct sl_http_req *req, struct s
 
 	if (!only_args(req, resp, none) || !(store = thread_store(d, resp)))
 		return;
-	err = sl_api_run(store, id, &j);
+	err = get(store, id, &j);
 	reply_json(resp, err, j);
+}
+
+static void get_run(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
+		    int64_t id)
+{
+	reply_run_json(d, req, resp, id, sl_api_run);
 }
 
 static void get_windows(struct sd_daemon *d, const struct sl_http_req *req,
@@ -361,15 +369,7 @@ static void get_windows(struct sd_daemon *d, const struct sl_http_req *req,
 static void get_placement(struct sd_daemon *d, const struct sl_http_req *req,
 			  struct sl_http_resp *resp, int64_t id)
 {
-	static const char *const none[] = { NULL };
-	struct sl_store *store;
-	json_t *j = NULL;
-	int err;
-
-	if (!only_args(req, resp, none) || !(store = thread_store(d, resp)))
-		return;
-	err = sl_api_placement(store, id, &j);
-	reply_json(resp, err, j);
+	reply_run_json(d, req, resp, id, sl_api_placement);
 }
 
 static void get_preemptions(struct sd_daemon *d, const struct sl_http_req *req,
