@@ -161,9 +161,11 @@ check: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)$(MAKE) --no-print-directory check-unit; u=$$?; \
 		$(MAKE) --no-print-directory check-integration && exit $$u
 check-unit: all $(UNIT_BIN)
-	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f -j$(CHECK_JOBS) --exec '' $(UNIT_BIN)
+	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) SL_SANITIZE=$(SANITIZE) \
+		prove -f -j$(CHECK_JOBS) --exec '' $(UNIT_BIN)
 check-integration: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
-	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) prove -f --exec '' $(INTEGRATION_T)
+	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) SL_SANITIZE=$(SANITIZE) \
+		prove -f --exec '' $(INTEGRATION_T)
 
 bench: all $(BENCH_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)if [ -z "$(BENCH_BIN)" ]; then echo "no benchmarks yet"; else \

@@ -11,6 +11,7 @@
 #                         whatever the command did). CHECK sees the caller's variables:
 #                         ok's own are all named _tap_*.
 #   todo WHY NAME CHECK   a target not met yet, reported as a TAP TODO (never a failure)
+#   skip NAME REASON      one check that cannot mean anything here: "ok N - NAME # SKIP REASON"
 #   skip_all REASON       the whole test cannot run here (prints "1..0 # SKIP REASON")
 #   done_testing          prints the plan "1..N" and exits 1 if any check failed
 n=0
@@ -39,6 +40,11 @@ todo() {
 	else
 		echo "not ok $n - $2 # TODO $1"
 	fi
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
 }
 
 skip_all() {
