@@ -32,7 +32,7 @@ struct cpu_state {
 
 /* An open preemption record: the victim is off-CPU, or resumed within the horizon. */
 #define MAX_WAITER_CANDIDATES 8
-#define MAX_OFF_RECORDS 64
+#define MAX_OFF_RECORDS 256
 
 struct open_preempt {
 	struct sl_preempt_rec rec;
@@ -54,6 +54,8 @@ struct open_preempt {
 	 * the victim was off-CPU: it was not backing off, the victim held nothing it spun
 	 * for */
 	bool spin_progress;
+	/* preempted by the task of its group it had just woken: a handoff, no waiters */
+	bool handoff;
 	uint16_t wakes; /* all wakeups the victim made within the horizon after t1 */
 	uint16_t group;
 	bool in_use;
@@ -155,10 +157,10 @@ void preempt_free(struct sl_engine *e);
 void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task *next,
 		       const struct sl_event *ev);
 void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task *wakee,
-		      uint64_t ts);
+		      uint8_t irq, uint64_t ts);
 void preempt_sweep(struct sl_engine *e, uint64_t censor_before_ns, bool all);
 void preempt_drop_cpu(struct sl_engine *e, int cpu);
-void preempt_on_unseen_switch_in(struct sl_engine *e, struct sl_task *t);
+void preempt_on_unseen_switch_in(struct sl_engine *e, struct sl_task *t, uint64_t now);
 void hubs_on_boundary(struct sl_engine *e);
 
 /* engine-window.c */

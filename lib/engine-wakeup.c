@@ -94,8 +94,10 @@ void wakeup_on_waking(struct sl_engine *e, const struct sl_event *ev)
 	p->waking_ns = ev->ts_ns;
 	p->waker_pid = ev->common_pid;
 	p->waker_cpu = ev->cpu;
+	p->waker_irq = ev->wake.irq;
 	p->waking_prev_cpu = ev->wake.target_cpu; /* task_cpu(p) before selection */
-	preempt_on_woken(e, waker, p, ev->ts_ns);
+	/* an interrupt's wake (a timer, a device) is made by no task */
+	preempt_on_woken(e, ev->wake.irq ? NULL : waker, p, ev->wake.irq, ev->ts_ns);
 }
 
 static void target_state(struct sl_engine *e, struct sl_wakeup_rec *r)
@@ -158,10 +160,12 @@ void wakeup_on_wakeup(struct sl_engine *e, const struct sl_event *ev)
 		if (p->waking_pending) {
 			r->waker_pid = p->waker_pid;
 			r->waker_cpu = p->waker_cpu;
+			r->waker_irq = p->waker_irq;
 		} else if (e->cfg.waker_from_wakeup) {
 			r->waker_pid = ev->common_pid;
 			r->waker_cpu = ev->cpu;
-			preempt_on_woken(e, engine_task(e, ev->common_pid, NULL, ev->ts_ns), p,
+			/* sched_wakeup's context is often the target CPU's IPI: no irq */
+			preempt_on_woken(e, engine_task(e, ev->common_pid, NULL, ev->ts_ns), p, 0,
 					 ev->ts_ns);
 		}
 		r->prev_cpu = p->waking_pending && p->waking_prev_cpu >= 0 ? p->waking_prev_cpu :

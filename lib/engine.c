@@ -19,6 +19,7 @@ void sl_engine_config_default(struct sl_engine_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->window_ns = NSEC_PER_SEC;
 	cfg->lhp_horizon_ns = 5 * NSEC_PER_MSEC;
+	cfg->spin_horizon_ns = 100 * NSEC_PER_MSEC;
 	cfg->group_mode = SL_GROUP_LEADER_COMM;
 	cfg->max_groups = 16;
 	cfg->hub_min_wakees = 4;
@@ -39,8 +40,10 @@ int sl_engine_new(const struct sl_engine_config *cfg, const struct sl_engine_sin
 	if (!e)
 		return -ENOMEM;
 	e->cfg = *cfg;
+	if (e->cfg.spin_horizon_ns < e->cfg.lhp_horizon_ns)
+		e->cfg.spin_horizon_ns = e->cfg.lhp_horizon_ns;
 	if (!e->cfg.close_lag_ns)
-		e->cfg.close_lag_ns = 2 * cfg->window_ns + cfg->lhp_horizon_ns;
+		e->cfg.close_lag_ns = 2 * cfg->window_ns + e->cfg.spin_horizon_ns;
 	if (sink)
 		e->sink = *sink;
 	e->topo = cfg->topo;
@@ -323,7 +326,7 @@ static void observe_running(struct sl_engine *e, const struct sl_event *ev)
 	now = engine_task(e, ev->common_pid, NULL, ev->ts_ns);
 	if (now) {
 		wakeup_on_unseen_switch_in(e, now, ev->cpu);
-		preempt_on_unseen_switch_in(e, now);
+		preempt_on_unseen_switch_in(e, now, ev->ts_ns);
 		now->state = SL_TASK_RUNNING;
 		now->cpu = ev->cpu;
 		engine_unclaim(e, now);

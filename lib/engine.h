@@ -38,7 +38,11 @@ struct sl_engine_config {
 	int64_t run_id; /* copied into every record */
 	uint64_t window_ns; /* default 1 s */
 	uint64_t lhp_horizon_ns; /* default 5 ms */
-	uint64_t close_lag_ns; /* default 2 windows + horizon */
+	/* how long after the victim ran again a spinner's timed wake still counts: its
+	 * back-off sleep may have begun while the victim was off-CPU (default 100 ms, at
+	 * least lhp_horizon_ns) */
+	uint64_t spin_horizon_ns;
+	uint64_t close_lag_ns; /* default 2 windows + the longer horizon */
 	enum sl_group_mode group_mode;
 	int max_groups; /* per-group window rows besides "*" (default 16) */
 	int hub_min_wakees; /* default 4 distinct same-group wakees in a window */

@@ -40,10 +40,18 @@ struct sl_ev_switch {
 };
 
 /* waking, wakeup, wakeup_new */
+/* Interrupt contexts of a wakeup: a hard irq or NMI (timers ending a sleep fire here on
+ * non-RT kernels), a softirq (network receive, timer-wheel timeouts, RCU). */
+#define SL_IRQ_HARD 1
+#define SL_IRQ_SOFT 2
+
 struct sl_ev_wake {
 	int32_t pid;
 	int32_t target_cpu;
 	int16_t prio;
+	/* the context it fired in, SL_IRQ_* bits (0: a task): in an interrupt common_pid is
+	 * whatever task it hit, not a waker */
+	uint8_t irq;
 	char comm[SL_COMM_LEN];
 };
 

@@ -251,6 +251,7 @@ static int load_facts(struct exp *x)
 		default: /* wakes; comm (txt in wake.comm); running */
 			ev->wake.pid = sqlite3_column_int(q, 5);
 			ev->wake.target_cpu = (int32_t)sqlite3_column_int64(q, 6);
+			ev->wake.irq = (uint8_t)sqlite3_column_int(q, 7);
 			snprintf(ev->wake.comm, SL_COMM_LEN, "%s", txt ? txt : "");
 			break;
 		}
@@ -420,7 +421,7 @@ static int load_wakeups(struct exp *x)
 	if (sqlite3_prepare_v2(
 		    x->db,
 		    "SELECT w.ts_ns, w.pid, kind, waker_pid, waker_cpu, prev_cpu, "
-		    "target_cpu, run_cpu, latency_ns, k.waking_ns FROM wakeups w LEFT JOIN "
+		    "target_cpu, run_cpu, latency_ns, k.waking_ns, waker_irq FROM wakeups w LEFT JOIN "
 		    "wakings k ON k.run_id = w.run_id AND k.pid = w.pid AND k.ts_ns = "
 		    "w.ts_ns WHERE w.run_id = ?",
 		    -1, &q, NULL) != SQLITE_OK)
@@ -438,6 +439,7 @@ static int load_wakeups(struct exp *x)
 		bool ran = sqlite3_column_type(q, 7) != SQLITE_NULL &&
 			   sqlite3_column_type(q, 8) != SQLITE_NULL;
 		int32_t run_cpu = sqlite3_column_int(q, 7);
+		uint8_t irq = (uint8_t)sqlite3_column_int(q, 10);
 		struct item *it;
 
 		if (has_waker && !is_new && !x->waker_from_wakeup) {
@@ -451,6 +453,7 @@ static int load_wakeups(struct exp *x)
 			it->ev.common_pid = waker;
 			it->ev.wake.pid = pid;
 			it->ev.wake.prio = 120;
+			it->ev.wake.irq = irq;
 			it->ev.wake.target_cpu = prev;
 			snprintf(it->ev.wake.comm, SL_COMM_LEN, "%s", comm_of(x, pid));
 		}
@@ -497,9 +500,13 @@ static void print_event(const struct exp *x, const struct sl_event *ev, FILE *ou
 
 	snprintf(ts, sizeof(ts), "%" PRIu64 ".%09" PRIu64, ev->ts_ns / 1000000000,
 		 ev->ts_ns % 1000000000);
-	fprintf(out, "%16s-%-7d [%03u] d..2. %12s: ",
+	/* the flags column: only a waking's context is read back */
+	static const char *const flags[4] = { "d..2.", "d.h2.", "d.s2.", "d.H2." };
+	uint8_t irq = ev->type == SL_EV_WAKING ? ev->wake.irq & 3 : 0;
+
+	fprintf(out, "%16s-%-7d [%03u] %s %12s: ",
 		ev->common_pid ? comm_of(x, ev->common_pid) : "<idle>", ev->common_pid, ev->cpu,
-		ts);
+		flags[irq], ts);
 	switch (ev->type) {
 	case SL_EV_SWITCH:
 		fprintf(out,

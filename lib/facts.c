@@ -223,6 +223,7 @@ static void on_event(void *ctx, const struct sl_engine *e, const struct sl_event
 		note_comm(f, ev, ev->wake.pid, ev->wake.comm);
 		r.pid = ev->wake.pid;
 		r.arg1 = ev->wake.target_cpu;
+		r.arg2 = ev->wake.irq;
 		break;
 	case SL_EV_MIGRATE:
 		note_comm(f, ev, ev->migrate.pid, ev->migrate.comm);

@@ -27,7 +27,7 @@ enum sl_fact_kind {
 
 /*
  * One row of sched_facts. Columns by kind (schema/README.md):
- *   waking, wakeup, wakeup_new: pid, arg1 = target_cpu
+ *   waking, wakeup, wakeup_new: pid, arg1 = target_cpu, arg2 = irq (SL_IRQ_*)
  *   switch: pid = prev_pid, arg1 = next_pid, arg2 = prev_prio, arg3 = next_prio,
  *           txt = prev_state ("R+" with the preempt bit)
  *   migrate: pid, arg1 = orig_cpu, arg2 = dest_cpu

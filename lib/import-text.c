@@ -19,6 +19,7 @@ struct sl_text_parser {
 	uint64_t skipped;
 	uint64_t other, first_other; /* lines skipped that were not blank, comments or headers */
 	int32_t tgid;
+	uint8_t irq; /* SL_IRQ_* of the last event line's flags column */
 	enum sl_text_style style;
 	bool nsec;
 	bool no_fast; /* tests: the general path only */
@@ -495,6 +496,28 @@ static int kernel_exit(const struct line *l, const char *b, const char *e, struc
 /* --- the line ------------------------------------------------------------------------------ */
 
 /*
+ * SL_IRQ_* of a flags column ("d.h2."), whose third letter is the context: 'h' hard irq,
+ * 's' softirq, 'H' a hard irq in a softirq, 'z'/'Z' NMI, '.' a task (the kernel's
+ * trace_print_lat_fmt(), the same order since 2.6).
+ */
+static inline uint8_t flags_irq(const char *f, const char *fe)
+{
+	if (fe - f < 3)
+		return 0;
+	switch (f[2]) {
+	case 'h':
+	case 'z':
+	case 'Z':
+		return SL_IRQ_HARD;
+	case 's':
+		return SL_IRQ_SOFT;
+	case 'H':
+		return SL_IRQ_HARD | SL_IRQ_SOFT;
+	}
+	return 0;
+}
+
+/*
  * The context columns: "<comm>-<pid> [(<tgid>) ][<cpu>] [<flags> ]<sec>.<frac>: <event>: ".
  * The CPU column is the first "[digits]" whose left side ends in "-<pid>" (or a tgid
  * column); the comm before it may contain anything, so it is not parsed.
@@ -547,6 +570,7 @@ static int parse_context(struct line *l, struct sl_event *ev, const char **ret_b
 	}
 	if (!cpu_end)
 		return 0;
+	l->p->irq = 0;
 	if (pid > SL_TEXT_PID_MAX)
 		return bad(l, -SL_ERANGE, "pid column out of range");
 	ev->common_pid = (int32_t)pid;
@@ -589,8 +613,10 @@ static int parse_context(struct line *l, struct sl_event *ev, const char **ret_b
 		if (tries == 1)
 			return bad(l, -SL_EPARSE, "no timestamp after the CPU column");
 		/* flags like "d..2." or "dNh1." */
+		t = q;
 		while (q < e && *q != ' ')
 			q++;
+		l->p->irq = flags_irq(t, q);
 	}
 	for (int i = digits; i < 9; i++)
 		frac *= 10;
@@ -1016,6 +1042,7 @@ static int fast_line(struct line *l, struct sl_event *ev)
 	const char *b, *d, *q, *t, *f, *fe;
 	uint64_t cpu = 0, pid = 0, sec = 0, frac = 0;
 	int digits = 0;
+	uint8_t irq = 0;
 
 	/* the first "[digits]" must be the CPU column, after "-<pid>" (no tgid column) */
 	b = memchr(s, '[', limit - s);
@@ -1076,7 +1103,9 @@ static int fast_line(struct line *l, struct sl_event *ev)
 		if (tries == 1)
 			return 0;
 		sec = frac = 0;
-		q = skip_nonsp(q, e);
+		t = skip_nonsp(q, e);
+		irq = flags_irq(q, t);
+		q = t;
 	}
 	q = skip_sp(q, e);
 	/* the name is what precedes the first ':' or ' ': these four hold neither */
@@ -1101,11 +1130,13 @@ static int fast_line(struct line *l, struct sl_event *ev)
 		q = skip_sp(q, e);
 		if (!starts(q, e, "comm=") || !fast_wake(q, e, p->max_cpus, &ev->wake))
 			return 0;
+		ev->wake.irq = irq;
 	}
 	ev->ts_ns = sec * 1000000000ull + frac * frac_scale[digits];
 	ev->cpu = (uint16_t)cpu;
 	ev->common_pid = (int32_t)pid;
 	p->tgid = -1;
+	p->irq = irq;
 	if (digits == 9)
 		p->nsec = true;
 	return 1;
@@ -1216,6 +1247,7 @@ general_line(struct line *l, const char *s, struct sl_event *ev, enum sl_text_st
 								     SL_EV_WAKEUP_NEW;
 		ret = style == SL_TEXT_KERNEL ? kernel_wake(l, body, l->end, ev) :
 						plugin_wake(l, body, l->end, ev);
+		ev->wake.irq = l->p->irq;
 	} else if (name_is(name, name_end, "sched_migrate_task")) {
 		ret = kernel_migrate(l, body, l->end, ev);
 	} else if (name_is(name, name_end, "sched_process_fork")) {

@@ -101,6 +101,7 @@ struct sl_wakeup_rec {
 	uint8_t missed_smt; /* 1: the target's SMT sibling was idle */
 	uint8_t policy_known; /* bit n: policy n's choice could be computed */
 	uint8_t policy_agree; /* bit n: policy n would have chosen target_cpu */
+	uint8_t waker_irq; /* SL_IRQ_* of the waking's context (waker_pid: the task it hit) */
 };
 
 /* docs/metrics.md, "Preemptions": victim switched out runnable at ts_ns on cpu. */

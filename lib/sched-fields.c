@@ -359,6 +359,10 @@ int sl_sched_fields_resolve(struct tep_handle *tep, const char *switch_fmt,
 		err = sl_error(-SL_EFORMAT, "sched events lack common_type or common_pid");
 		goto fail;
 	}
+	/* optional: without it every waking counts as made by its task */
+	if (set_field(tep_find_common_field(any, "common_flags"), &sf->common_flags) < 0 ||
+	    sf->common_flags.size != 1)
+		memset(&sf->common_flags, 0, sizeof(sf->common_flags));
 	for (int k = 0; k < SL_SE_COUNT; k++) {
 		unsigned int need = sf->common_pid.offset + sf->common_pid.size;
 
@@ -384,6 +388,16 @@ fail:
 }
 
 /* --- decoding -------------------------------------------------------------------------- */
+
+/*
+ * SL_IRQ_* of common_flags, whose bits are the kernel's enum trace_flag_type
+ * (kernel/trace/trace.h, the same values since 2.6): TRACE_FLAG_HARDIRQ 0x08,
+ * TRACE_FLAG_SOFTIRQ 0x10 (serving a softirq), TRACE_FLAG_NMI 0x40.
+ */
+static inline uint8_t irq_of_flags(uint8_t flags)
+{
+	return (flags & (0x08 | 0x40) ? SL_IRQ_HARD : 0) | (flags & 0x10 ? SL_IRQ_SOFT : 0);
+}
 
 /* Live records are in host byte order, so a memcpy of the right width is enough. */
 static inline int64_t rd_int(const uint8_t *d, const struct sl_field *f)
@@ -492,6 +506,7 @@ int sl_sched_decode(const struct sl_sched_fields *sf, const void *data, int size
 		ev->wake.pid = rd_int(d, &f[SL_F_PID]);
 		ev->wake.target_cpu = f[SL_F_TARGET].size ? rd_int(d, &f[SL_F_TARGET]) : -1;
 		ev->wake.prio = rd_int(d, &f[SL_F_PRIO]);
+		ev->wake.irq = sf->common_flags.size ? irq_of_flags((uint8_t)rd_int(d, &sf->common_flags)) : 0;
 		rd_comm(d, size, &f[SL_F_COMM], ev->wake.comm);
 		break;
 	case SL_SE_SWITCH:

@@ -76,6 +76,7 @@ enum {
 struct sl_sched_fields {
 	struct sl_field common_type;
 	struct sl_field common_pid;
+	struct sl_field common_flags; /* size 0 if the kernel has none */
 	int id[SL_SE_COUNT]; /* tep event id; -1 when the kernel lacks the event */
 	struct sl_field f[SL_SE_COUNT][SL_F_NR];
 	struct sl_prev_state_map prev_state;

@@ -98,8 +98,8 @@ static const char *const insert_sql[SL_ROW_TYPES] = {
 	[SL_ROW_WAKEUP] = "INSERT INTO wakeups (run_id, ts_ns, pid, kind, waker_pid, waker_cpu, "
 			  "prev_cpu, target_cpu, run_cpu, latency_ns, class_prev, class_waker, "
 			  "target_state, llc_idle, missed_idle, missed_smt, preempted_pid, "
-			  "policy_known, policy_agree) "
-			  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			  "policy_known, policy_agree, waker_irq) "
+			  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_PREEMPT] = "INSERT INTO preemptions (run_id, ts_ns, cpu, victim_pid, "
 			   "preemptor_pid, cause, off_ns, same_group, hub, waiters, lhp_cost_ns, "
 			   "delayed_wakeups, censored, spinners, spin_cost_ns) "
@@ -324,6 +324,7 @@ static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t
 		bind_opt_int(st, o + 17, r->preempted_pid > 0 ? r->preempted_pid : SL_REC_NONE);
 		sqlite3_bind_int(st, o + 18, r->policy_known);
 		sqlite3_bind_int(st, o + 19, r->policy_agree);
+		sqlite3_bind_int(st, o + 20, r->waker_irq);
 		return (int64_t)r->ts_ns;
 	}
 	case SL_ROW_PREEMPT: {

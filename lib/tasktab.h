@@ -35,6 +35,7 @@ struct sl_task {
 	bool hub; /* a hub of its group (decided at the last window boundary) */
 	bool waking_pending;
 	bool wakeup_pending;
+	uint8_t waker_irq; /* SL_IRQ_* of the pending sched_waking */
 	char comm[SL_COMM_LEN];
 	uint64_t first_ns;
 	uint64_t last_ns;
@@ -57,6 +58,7 @@ struct sl_task {
 	/* a lock convoy: the preemption record whose victim released this task's chain */
 	int32_t chain_rec;
 	uint64_t chain_t0;
+	uint64_t chain_ns; /* when it joined the convoy (was woken into it) */
 
 	/* hub detection: distinct same-group wakees in the current window, and same-group
 	 * wakeups given and received in it */
@@ -64,6 +66,10 @@ struct sl_task {
 	int32_t recent_wakees[8];
 	uint32_t wakes_given;
 	uint32_t wakes_taken;
+
+	/* its last wake of a task of its group (task context), for handoff preemptions */
+	int32_t last_wakee;
+	uint64_t last_wake_ns;
 
 	struct sl_wakeup_rec pend; /* the wakeup record waiting for the task to run */
 };

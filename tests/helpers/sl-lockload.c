@@ -12,8 +12,9 @@
  *    blocks on the mutex: a real but unmarked lock-holder preemption);
  *  - spin: a test-and-set spinlock with back-off like PostgreSQL's s_lock: spin
  *    SPINS times with a pause, then nanosleep, from 1 ms growing by 1-2x up to 100 ms.
- * A marker write costs 1-2 us; "released L" is written while the lock is still held, so
- * the marked hold is within the real one.
+ * A marker write costs 1-2 us; "released L" is written just before a sleeping lock's
+ * release and "unlocked L" just after it, "released L" just after a spinlock's release
+ * (see thread()).
  *
  * Usage: sl-lockload MODE THREADS SECONDS HOLD_US GAP_US MARKER_FILE
  */
@@ -143,8 +144,14 @@ static void *thread(void *arg)
 		acquire(&seed);
 		mark("holds L");
 		work(hold_us);
-		mark("released L");
+		/* a spinlock's release is a store: marked after it. A sleeping lock's release
+		 * may wake the next owner, which may preempt us at once: it is marked before
+		 * and after ("unlocked L"), and lhp-truth.py ends the hold at the first of that
+		 * wake and the second mark */
+		if (mode != M_SPIN)
+			mark("released L");
 		release();
+		mark(mode == M_SPIN ? "released L" : "unlocked L");
 		work(gap_us);
 	}
 	return NULL;

@@ -30,9 +30,16 @@ cleanup() {
 trap cleanup EXIT
 # ge A B: A >= B for decimals
 ge() { python3 -c "import sys; sys.exit(0 if float('$1') >= float('$2') else 1)"; }
+# check WHY NAME CHECK: ok NAME CHECK, or with a reason not to judge it, a TODO
+check() {
+	if [ -z "$1" ]; then
+		ok "$2" "$3"
+	else
+		todo "$1" "$2" "$3"
+	fi
+}
 val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" "$2"; }
 
-echo "1..23"
 mkdir "$I" || { echo "Bail out! cannot create tracefs instance '$I'"; exit 1; }
 echo mono > "$I/trace_clock"
 echo 0 > "$I/options/overwrite"
@@ -69,44 +76,23 @@ for m in mutex:sleep rwlock:sleep cond:sleep spin:spin; do
 		spinners, spin_cost_ns FROM preemptions WHERE run_id = ${run:-0}" > "$T/$mode.rows"
 	python3 "$TRUTH" "$T/$mode.txt" "$T/$mode.rows" $kind > "$T/$mode.res"
 	echo "# $mode: $(cat "$T/$mode.res")"
-	# 36-536 here, depending on what else loads the host
-	# Fewer than 30 true LHPs is too few to judge precision and recall: their checks still
-	# run and print, as TODOs.
-	few=
-	[ "$(val truth $T/$mode.res)" -ge 30 ] || few="only $(val truth $T/$mode.res) true LHPs"
-	ok "$mode: the truth has lock-holder preemptions" '[ "$(val truth $T/$mode.res)" -ge 1 ]'
-	# cond: a releaser preempted after its release and woken waiters it hands the lock to
-	# later count as LHP (precision 0.57-0.74 here); spin: see README "What it measures"
-	case $mode in
-	mutex | rwlock)
-		# Met on a quiet host (README); on a host loaded by other work the hub rule took
-		# 85 of 198 mutex preemptions for hub ones (recall 0.30): not robust yet.
-		todo "${few:-not robust to host load yet}" "$mode: precision >= 0.9" \
-			'ge "$(val precision $T/$mode.res)" 0.9'
-		todo "${few:-not robust to host load yet}" "$mode: recall >= 0.8" \
-			'ge "$(val recall $T/$mode.res)" 0.8'
-		;;
-	cond)
-		todo "cond precision below target" "$mode: precision >= 0.9" \
-			'ge "$(val precision $T/$mode.res)" 0.9'
-		todo "${few:-not robust to host load yet}" "$mode: recall >= 0.8" \
-			'ge "$(val recall $T/$mode.res)" 0.8'
-		;;
-	spin)
-		todo "spinner detection below target" "$mode: precision >= 0.9" \
-			'ge "$(val precision $T/$mode.res)" 0.9'
-		todo "spinner detection below target" "$mode: recall >= 0.8" \
-			'ge "$(val recall $T/$mode.res)" 0.8'
-		;;
-	esac
+	# Targets hold on a host that lets the workload run. Another load that keeps its
+	# threads waiting for a CPU breaks lock convoys (a woken waiter waits while a running
+	# thread steals the lock) and hands the hub rule asymmetric wakeups: measured with
+	# busy loops beside it (README), precision and recall held up to a runnable share of
+	# 0.11 and fell below target at 0.18, the cost from 0.10 on. Such runs, and runs with
+	# too few true LHPs to judge, report the targets as TODOs with the reason.
+	truth=$(val truth "$T/$mode.res")
+	share=$(val runnable_share "$T/$mode.res")
+	ok "$mode: the truth has lock-holder preemptions" '[ "${truth:-0}" -ge 1 ]'
+	why=
+	[ "${truth:-0}" -ge 30 ] || why="only ${truth:-0} true LHPs"
+	ge 0.15 "${share:-1}" || why=${why:-"host loaded: runnable share $share"}
+	cost_why=$why
+	ge 0.05 "${share:-1}" || cost_why=${cost_why:-"host loaded: runnable share $share"}
+	check "$why" "$mode: precision >= 0.9" 'ge "$(val precision $T/$mode.res)" 0.9'
+	check "$why" "$mode: recall >= 0.8" 'ge "$(val recall $T/$mode.res)" 0.8'
+	check "$cost_why" "$mode: LHP cost within 20% of the truth's waiting time" \
+		'c=$(val cost_ratio $T/$mode.res) && ge "$c" 0.8 && ge 1.2 "$c"'
 done
-c=$(cat "$T"/*.res | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^cost_ratio=/) print substr($i, 12) }')
-todo "spin and cond costs off by more" "LHP cost within 20% of the truth's waiting time on each workload" \
-	'[ -n "$c" ] && (for r in $c; do ge $r 0.8 && ge 1.2 $r || exit 1; done)'
-# mutex and rwlock: 0.53-0.97 of the truth's waiting time on this shared host
-for mode in mutex rwlock; do
-	cm=$(val cost_ratio "$T/$mode.res")
-	todo "cost varies with the host's load" \
-		"$mode: LHP cost within 20% of the truth's waiting time" \
-		'[ -n "$cm" ] && ge $cm 0.8 && ge 1.2 $cm'
-done
+done_testing

@@ -10,17 +10,23 @@
 #               the run's preemptions rows
 #
 # A preemption (sched_switch, prev_state R, of a marker-writing thread V at t0; V runs
-# again at t1) is a true LHP if V held the lock at t0 ("holds L" was its last marker) and
-# another thread W waited for it in [t0, t1]: was between its "wants L" and "holds L" and,
-# for a sleeping lock (mode sleep), blocked (switched out asleep, not yet woken); for a
-# spinlock (mode spin) spinning or backing off, whatever its state. The truth's waiting
-# time is the sum over such W of the time it so waited within [t0, t1]. A detected LHP is a row of a victim thread with waiters > 0 or spinners > 0.
+# again at t1: its switch-in, or the first event that names it as running when that switch
+# was not traced) is a true LHP if V held the lock at t0 and another thread W waited for
+# it in [t0, t1]. V holds the lock from its "holds L" to its release: for a spinlock its
+# "released L" (marked after the release); for a sleeping lock (marked just before the
+# release, "unlocked L" after it) the first of the release's wake of a lock thread (from
+# task context), another thread's "holds L" and "unlocked L" (a preemption at the return of
+# the first marker's write still holds the lock). W waits between its "wants L" and "holds L": for a sleeping lock
+# (mode sleep) while blocked (switched out asleep, not yet woken); for a spinlock (mode
+# spin) spinning or backing off, whatever its state. The truth's waiting time is the sum
+# over such W of the time it so waited within [t0, t1]. A detected LHP is a row of a
+# victim thread with waiters > 0 or spinners > 0.
 # Prints one line: "key=value ..." with the counts, precision, recall and cost ratio.
 import bisect
 import re
 import sys
 
-LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+)\.(\d+):\s+(\w+):\s?(.*)$")
+LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(\S+)\s+(\d+)\.(\d+):\s+(\w+):\s?(.*)$")
 
 
 def ns(sec, frac):
@@ -36,19 +42,23 @@ def main():
             m = LINE.match(line)
             if not m:
                 continue
-            pid, ts, name, body = int(m.group(2)), ns(m.group(4), m.group(5)), m.group(6), m.group(7)
+            pid, ts, name, body = int(m.group(2)), ns(m.group(5), m.group(6)), m.group(7), m.group(8)
+            in_irq = len(m.group(4)) >= 3 and m.group(4)[2] in "hsHzZ"
             if name == "tracing_mark_write":
                 what = body.split()[0] if body.split() else ""
-                if what in ("wants", "holds", "released"):
+                if what in ("wants", "holds", "released", "unlocked"):
                     threads.add(pid)
                     events.append((ts, "mark", pid, what))
             elif name == "sched_waking":
-                events.append((ts, "waking", int(re.search(r" pid=(\d+)", body).group(1)), None))
+                events.append((ts, "waking", int(re.search(r" pid=(\d+)", body).group(1)),
+                               (pid, in_irq)))
             elif name == "sched_switch":
                 prev = int(re.search(r"prev_pid=(\d+)", body).group(1))
                 nxt = int(re.search(r"next_pid=(\d+)", body).group(1))
                 state = re.search(r"prev_state=(\S+)", body).group(1)
                 events.append((ts, "switch", prev, (state, nxt)))
+            else:
+                events.append((ts, "other", pid, None))
 
     state = {}  # pid -> last marker
     wait_from = {}  # pid -> ts of "wants" while waiting
@@ -58,14 +68,37 @@ def main():
     open_pre = {}  # victim -> (t0, held)
     pre = []  # (t0, victim, t1, held)
     for ts, kind, pid, d in events:
+        # the task an event names as running runs: the victim's t1 when its switch-in was
+        # not traced (this host's kernel drops one now and then)
+        running = d[0] if kind == "waking" else pid
+        if running in open_pre and not (kind == "switch" and d[1] == running):
+            t0, held = open_pre.pop(running)
+            pre.append((t0, running, ts, held))
+        if kind == "other":
+            continue
         if kind == "mark":
-            state[pid] = d
+            # sl-lockload marks "released L" just before a sleeping lock's release and
+            # "unlocked L" after it: the lock stays held until the release wakes the next
+            # owner, another thread takes it or the second mark ("releasing"); a
+            # spinlock's "released L" follows its release
+            if d == "unlocked":
+                if state.get(pid) == "releasing":
+                    state[pid] = "released"
+                continue
+            state[pid] = "releasing" if d == "released" and not spin else d
+            if d == "holds":
+                for o, st in state.items():
+                    if st == "releasing":
+                        state[o] = "released"
             if d == "wants":
                 wait_from[pid] = ts
             elif d == "holds" and pid in wait_from:
                 waits.setdefault(pid, []).append((wait_from.pop(pid), ts))
             continue
         if kind == "waking":
+            waker, irq = d
+            if not irq and state.get(waker) == "releasing" and pid in threads:
+                state[waker] = "released"
             if pid in sleep_from:
                 sleeps.setdefault(pid, []).append((sleep_from.pop(pid), ts))
             continue
@@ -76,7 +109,7 @@ def main():
             t0, held = open_pre.pop(nxt)
             pre.append((t0, nxt, ts, held))
         if pid in threads and st.startswith("R"):
-            open_pre[pid] = (ts, state.get(pid) == "holds")
+            open_pre[pid] = (ts, state.get(pid) in ("holds", "releasing"))
 
     def overlapping(ivs, lo, hi):
         """the intervals of a time-ordered, disjoint list that overlap [lo, hi]"""
@@ -122,13 +155,19 @@ def main():
     tcost = sum(truth.values())
     dcost = sum(detected.values())
     ratio = dcost / tcost if tcost else 0.0
+    # how much of the threads' time went to waiting for a CPU after a preemption: the
+    # host's other load (near 0 on an idle 2-CPU host with 6 threads of this load)
+    span = events[-1][0] - events[0][0] if events else 0
+    runnable = sum(t1 - t0 for t0, _, t1, _ in pre)
+    runnable_share = runnable / (span * len(threads)) if span and threads else 0.0
     tp_t = sum(truth[k] for k in tp)
     tp_ratio = sum(detected[k] for k in tp) / tp_t if tp_t else 0.0
     print(
         "threads=%d preemptions=%d rows=%d hub=%d truth=%d detected=%d tp=%d "
-        "precision=%.3f recall=%.3f truth_wait_ms=%.1f cost_ms=%.1f cost_ratio=%.3f tp_cost_ratio=%.3f"
+        "precision=%.3f recall=%.3f truth_wait_ms=%.1f cost_ms=%.1f cost_ratio=%.3f tp_cost_ratio=%.3f "
+        "runnable_share=%.3f"
         % (len(threads), len(pre), nrows, hub_rows, len(truth), len(detected), len(tp),
-           prec, rec, tcost / 1e6, dcost / 1e6, ratio, tp_ratio)
+           prec, rec, tcost / 1e6, dcost / 1e6, ratio, tp_ratio, runnable_share)
     )
 
 

@@ -73,7 +73,7 @@ static void usage(FILE *f)
 		"               [--db FILE [--kernel K] [--label L] [--window-ms N] [--windows-only]]\n"
 		"knobs (times in us): client-us dispatch-us work-before-us lock-hold-us\n"
 		"  work-after-us wake-tail-us min-gran-us wakeup-gran-us slice-us tick-us ipi-us lock-pct\n"
-		"  preempt-kernel-pct idle-pull\n");
+		"  spin-us preempt-kernel-pct idle-pull spin-locks (0|1)\n");
 }
 
 /* Generates the named fixture with tests/fixtures/mksysfs under a fresh temporary dir. */
@@ -161,6 +161,7 @@ static int set_knob(struct synth_config *cfg, const char *arg)
 		{ "slice-us", offsetof(struct synth_config, slice_ns) },
 		{ "tick-us", offsetof(struct synth_config, tick_ns) },
 		{ "ipi-us", offsetof(struct synth_config, ipi_ns) },
+		{ "spin-us", offsetof(struct synth_config, spin_ns) },
 	};
 	const char *eq = strchr(arg, '=');
 	double v;
@@ -180,6 +181,8 @@ static int set_knob(struct synth_config *cfg, const char *arg)
 		cfg->preempt_kernel_pct = (int)v;
 	else if (!strncmp(arg, "idle-pull=", 10))
 		cfg->idle_pull = v != 0;
+	else if (!strncmp(arg, "spin-locks=", 11))
+		cfg->spin_locks = v != 0;
 	else
 		return -1;
 	return 0;

@@ -32,6 +32,8 @@ struct synth_task {
 	int wait_lock; /* lock slept on, -1 none */
 	int next_waiter; /* lock queue link, task index or -1 */
 	uint64_t sleep_ts; /* emitted ts of the switch-out that put it to sleep */
+	uint64_t wait_ts; /* spin_locks: when it began to wait for wait_lock */
+	uint64_t backoff_ns; /* spin_locks: its next back-off delay */
 	int lhp; /* open LHP record while preempted holding a lock, -1 */
 	/* workload */
 	int request; /* backend: the client served, -1 */
@@ -113,13 +115,15 @@ struct synth {
 	size_t lhp_cap;
 };
 
-enum synth_timer_kind { TM_SEGMENT, TM_RESCHED, TM_TICK };
+enum synth_timer_kind { TM_SEGMENT, TM_RESCHED, TM_TICK, TM_BACKOFF };
 
 /* synth.c: the scheduler core */
 uint64_t synth_rand(struct synth *s);
 uint64_t synth_rand_exp(struct synth *s, uint64_t mean_ns);
 uint64_t synth_emit(struct synth *s, struct sl_event *ev);
 void synth_wake(struct synth *s, struct synth_task *waker, struct synth_task *p, bool sync);
+/* t's back-off sleep ends at s->now + ns: a timer wakes it from the hard interrupt */
+void synth_backoff(struct synth *s, struct synth_task *t, uint64_t ns);
 void synth_block(struct synth *s, struct synth_task *t);
 void synth_segment(struct synth *s, struct synth_task *t, uint64_t ns);
 /* t, asleep, is made runnable on cpu and the CPU told to schedule at time at (startup) */

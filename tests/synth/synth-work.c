@@ -8,7 +8,9 @@
  * scheduler can see: a backend that finds the lock taken sleeps on a semaphore (prev_state
  * S) in FIFO order, and the releaser hands the lock to the first waiter and wakes it. So a
  * holder that is preempted keeps every waiter asleep until it runs again: the cost the
- * lock-holder-preemption analysis has to find. Per-CPU kworkers start the clients.
+ * lock-holder-preemption analysis has to find. With spin_locks they behave like s_lock
+ * instead: a waiter spins, sleeps a growing back-off delay (a timer wakes it) and tries
+ * again, and a release wakes nobody. Per-CPU kworkers start the clients.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +26,8 @@ enum {
 	PH_HOLD,
 	PH_WORK_B,
 	PH_BACKEND_TAIL,
-	PH_DISPATCH
+	PH_DISPATCH,
+	PH_SPIN
 };
 
 const char *synth_task_comm(const struct synth *s, const struct synth_task *t, char *buf)
@@ -205,6 +208,59 @@ static void dispatcher_step(struct synth *s, struct synth_task *d)
 	synth_block(s, d);
 }
 
+/* s_lock's back-off: from 1 ms, growing by 1-2x, back to 1 ms past 100 ms */
+#define BACKOFF_MIN_NS 1000000ull
+#define BACKOFF_MAX_NS 100000000ull
+
+/* t takes the free lock l and holds it for a while */
+static void lock_take(struct synth *s, struct synth_task *t, int l)
+{
+	s->locks[l].holder = (int)(t - s->tasks);
+	t->lock = l;
+	t->phase = PH_HOLD;
+	synth_segment(s, t, synth_rand_exp(s, s->cfg->lock_hold_ns));
+}
+
+/* spin_locks: the waiter t leaves the lock's list of waiters (it is anywhere in it) */
+static void waiter_unlink(struct synth *s, struct synth_lock *lk, struct synth_task *t)
+{
+	int ti = (int)(t - s->tasks), prev = -1;
+
+	for (int w = lk->head; w >= 0; prev = w, w = s->tasks[w].next_waiter) {
+		if (w != ti)
+			continue;
+		if (prev >= 0)
+			s->tasks[prev].next_waiter = t->next_waiter;
+		else
+			lk->head = t->next_waiter;
+		if (lk->tail == ti)
+			lk->tail = prev;
+		break;
+	}
+	t->next_waiter = -1;
+	t->wait_lock = -1;
+}
+
+/* spin_locks: t spun for its lock: take it, or sleep the back-off and spin again */
+static void spin_step(struct synth *s, struct synth_task *t)
+{
+	struct synth_lock *lk = &s->locks[t->wait_lock];
+	int l = t->wait_lock;
+
+	if (lk->holder < 0) {
+		s->truth.lock_wait_ns += s->cfg->start_ns + s->now - t->wait_ts;
+		waiter_unlink(s, lk, t);
+		lock_take(s, t, l);
+		return;
+	}
+	t->seg_left = s->cfg->spin_ns;
+	synth_block(s, t);
+	synth_backoff(s, t, t->backoff_ns);
+	t->backoff_ns += synth_rand(s) % (t->backoff_ns + 1);
+	if (t->backoff_ns > BACKOFF_MAX_NS)
+		t->backoff_ns = BACKOFF_MIN_NS;
+}
+
 static void lock_acquire(struct synth *s, struct synth_task *t)
 {
 	const struct synth_config *cfg = s->cfg;
@@ -213,21 +269,27 @@ static void lock_acquire(struct synth *s, struct synth_task *t)
 	int ti = (int)(t - s->tasks);
 
 	s->truth.lock_acquires++;
-	t->phase = PH_HOLD;
 	if (lk->holder < 0) {
-		lk->holder = ti;
-		t->lock = l;
-		synth_segment(s, t, synth_rand_exp(s, cfg->lock_hold_ns));
+		lock_take(s, t, l);
 		return;
 	}
 	s->truth.lock_waits++;
 	t->wait_lock = l;
+	t->wait_ts = cfg->start_ns + s->now;
 	t->next_waiter = -1;
 	if (lk->tail >= 0)
 		s->tasks[lk->tail].next_waiter = ti;
 	else
 		lk->head = ti;
 	lk->tail = ti;
+	if (cfg->spin_locks) {
+		t->phase = PH_SPIN;
+		t->backoff_ns = BACKOFF_MIN_NS;
+		synth_segment(s, t, cfg->spin_ns);
+		synth_lhp_add_waiter(s, &s->tasks[lk->holder], t);
+		return;
+	}
+	t->phase = PH_HOLD;
 	t->seg_left = synth_rand_exp(s, cfg->lock_hold_ns);
 	synth_block(s, t);
 	synth_lhp_add_waiter(s, &s->tasks[lk->holder], t);
@@ -240,7 +302,7 @@ static void lock_release(struct synth *s, struct synth_task *t)
 	struct synth_task *w;
 	uint64_t now_ts = s->cfg->start_ns + s->now;
 
-	if (lk->head < 0) {
+	if (lk->head < 0 || s->cfg->spin_locks) { /* a spinlock's waiters find it free */
 		lk->holder = -1;
 		t->lock = -1;
 		return;
@@ -273,6 +335,9 @@ static void backend_step(struct synth *s, struct synth_task *t)
 	case PH_HOLD:
 		lock_release(s, t);
 		break;
+	case PH_SPIN:
+		spin_step(s, t);
+		return;
 	case PH_WORK_B: /* reply */
 		s->truth.transactions++;
 		synth_wake(s, t, &s->tasks[s->client0 + t->request], true);

@@ -107,11 +107,12 @@ static void comm_of(const struct synth *s, int ti, int cpu, char *buf)
 }
 
 static void wake_event(struct synth *s, int type, const struct synth_task *waker,
-		       const struct synth_task *p, int target)
+		       const struct synth_task *p, int target, uint8_t irq)
 {
 	struct sl_event ev = { .type = type, .cpu = waker->cpu, .common_pid = waker->pid };
 
 	ev.wake.pid = p->pid;
+	ev.wake.irq = irq;
 	ev.wake.prio = 120;
 	ev.wake.target_cpu = target;
 	synth_task_comm(s, p, ev.wake.comm);
@@ -221,9 +222,12 @@ static void renormalize(struct synth *s, struct synth_task *t, int from, int to)
 
 /* ---- lock-holder preemption truth ---- */
 
-static void lhp_waiter(struct synth_open_lhp *o, const struct synth_task *w)
+/* w waits on the lock of record o from tw: asleep on it, or spinning and backing off */
+static void lhp_waiter(struct synth *s, struct synth_open_lhp *o, const struct synth_task *w)
 {
-	o->sum_start += w->sleep_ts > o->rec.t0_ns ? w->sleep_ts : o->rec.t0_ns;
+	uint64_t tw = s->cfg->spin_locks ? w->wait_ts : w->sleep_ts;
+
+	o->sum_start += tw > o->rec.t0_ns ? tw : o->rec.t0_ns;
 	if (o->rec.nr_waiters < SYNTH_LHP_MAX_WAITERS)
 		o->rec.waiter_pids[o->rec.nr_waiters] = w->pid;
 	o->rec.nr_waiters++;
@@ -232,7 +236,7 @@ static void lhp_waiter(struct synth_open_lhp *o, const struct synth_task *w)
 void synth_lhp_add_waiter(struct synth *s, struct synth_task *holder, struct synth_task *w)
 {
 	if (holder->lhp >= 0)
-		lhp_waiter(&s->open[holder->lhp], w);
+		lhp_waiter(s, &s->open[holder->lhp], w);
 }
 
 static void lhp_open(struct synth *s, struct synth_task *v, int cpu, uint64_t t0, int next_pid,
@@ -270,7 +274,7 @@ static void lhp_open(struct synth *s, struct synth_task *v, int cpu, uint64_t t0
 	o->rec.tick = tick;
 	o->rec.first_waiter_pid = -1;
 	for (int w = s->locks[v->lock].head; w >= 0; w = s->tasks[w].next_waiter)
-		lhp_waiter(o, &s->tasks[w]);
+		lhp_waiter(s, o, &s->tasks[w]);
 	v->lhp = slot;
 }
 
@@ -467,7 +471,9 @@ static void count_placement(struct synth *s, int chosen)
  * placement, sched_migrate_task if it moves (set_task_cpu), enqueue with sleeper credit,
  * sched_wakeup (target_cpu = chosen), then check_preempt_wakeup() or an idle CPU's IPI.
  */
-void synth_wake(struct synth *s, struct synth_task *waker, struct synth_task *p, bool sync)
+/* waker: the task whose context the wakeup runs in (in an interrupt, the task it hit) */
+static void wake(struct synth *s, struct synth_task *waker, struct synth_task *p, bool sync,
+		 uint8_t irq)
 {
 	const struct synth_config *cfg = s->cfg;
 	int chosen, prev = p->cpu, ti = (int)(p - s->tasks);
@@ -475,7 +481,7 @@ void synth_wake(struct synth *s, struct synth_task *waker, struct synth_task *p,
 
 	if (p->state != TS_SLEEPING)
 		return;
-	wake_event(s, SL_EV_WAKING, waker, p, prev);
+	wake_event(s, SL_EV_WAKING, waker, p, prev, irq);
 	chosen = synth_select_cpu(s, waker, p, sync);
 	count_placement(s, chosen);
 	if (chosen != prev) {
@@ -497,7 +503,7 @@ void synth_wake(struct synth *s, struct synth_task *waker, struct synth_task *p,
 	if (p->vruntime < c->min_vruntime - (int64_t)cfg->sleeper_credit_ns)
 		p->vruntime = c->min_vruntime - (int64_t)cfg->sleeper_credit_ns;
 	enqueue(s, chosen, ti);
-	wake_event(s, SL_EV_WAKEUP, waker, p, chosen);
+	wake_event(s, SL_EV_WAKEUP, waker, p, chosen, irq);
 
 	uint64_t delay = chosen == waker->cpu ? 300 :
 						cfg->ipi_ns + synth_rand(s) % (cfg->ipi_ns / 2 + 1);
@@ -511,6 +517,27 @@ void synth_wake(struct synth *s, struct synth_task *waker, struct synth_task *p,
 		    curr->vruntime - p->vruntime > (int64_t)cfg->wakeup_gran_ns)
 			resched(s, chosen, delay, false);
 	}
+}
+
+void synth_wake(struct synth *s, struct synth_task *waker, struct synth_task *p, bool sync)
+{
+	wake(s, waker, p, sync, 0);
+}
+
+void synth_backoff(struct synth *s, struct synth_task *t, uint64_t ns)
+{
+	timer_push(s, s->now + ns, TM_BACKOFF, (int)(t - s->tasks), t->seg_gen);
+}
+
+/* the back-off timer fires on the CPU t slept on, in whatever task runs there */
+static void on_backoff(struct synth *s, struct synth_task *t)
+{
+	const struct synth_cpu *c = &s->cpus[t->cpu];
+	struct synth_task hit = { .pid = c->curr >= 0 ? s->tasks[c->curr].pid : 0,
+				  .cpu = t->cpu,
+				  .role = ROLE_KWORKER };
+
+	wake(s, &hit, t, false, SL_IRQ_HARD);
 }
 
 /* ---- timers ---- */
@@ -589,6 +616,7 @@ void synth_config_default(struct synth_config *cfg, const struct sl_topo *topo)
 	cfg->wake_tail_ns = 20000;
 	cfg->locks = 16;
 	cfg->lock_pct = 100;
+	cfg->spin_ns = 5000; /* s_lock's 100 spins with a pause */
 	cfg->wakeup_preempt = true;
 	cfg->min_gran_ns = 750000;
 	cfg->wakeup_gran_ns = 1000000;
@@ -690,6 +718,11 @@ int synth_run(const struct synth_config *cfg, synth_emit_fn emit, void *ctx,
 			break;
 		case TM_TICK:
 			on_tick(&s, tm.arg);
+			break;
+		case TM_BACKOFF:
+			if (tm.gen == s.tasks[tm.arg].seg_gen &&
+			    s.tasks[tm.arg].state == TS_SLEEPING)
+				on_backoff(&s, &s.tasks[tm.arg]);
 			break;
 		}
 	}

@@ -46,6 +46,12 @@ struct synth_config {
 	uint64_t wake_tail_ns; /* a sync waker runs on this long (mean) before it sleeps */
 	int locks; /* contention: a transaction takes one of this many locks; 1 = one hot lock */
 	int lock_pct; /* share of transactions that take a lock, percent */
+	/* spinlocks like PostgreSQL's s_lock instead of LWLocks: a backend that finds the lock
+	 * taken spins (spin_ns of CPU), then sleeps a back-off delay woken by a timer (from
+	 * 1 ms, growing by 1-2x, back to 1 ms past 100 ms), and tries again; a release wakes
+	 * nobody */
+	bool spin_locks;
+	uint64_t spin_ns;
 
 	/* scheduler */
 	bool wakeup_preempt; /* a wakee may preempt the running task (WAKEUP_PREEMPTION) */
@@ -73,10 +79,10 @@ struct synth_lhp {
 	int preemptor_pid;
 	bool tick; /* cause: slice expiry (else a wakeup preemption) */
 	bool censored; /* the holder had not run again when the run ended */
-	int nr_waiters; /* tasks asleep on the lock at some time in [t0, t1) */
+	int nr_waiters; /* tasks asleep on (or, spin_locks, spinning for) the lock in [t0, t1) */
 	int waiter_pids[SYNTH_LHP_MAX_WAITERS]; /* the first nr_waiters of them, queue order */
 	int first_waiter_pid; /* the head of the queue at t1: the one the holder hands to */
-	uint64_t cost_ns; /* sum over waiters of their sleep within [max(tw, t0), t1] */
+	uint64_t cost_ns; /* sum over waiters of their wait within [max(tw, t0), t1] */
 };
 
 struct synth_truth {

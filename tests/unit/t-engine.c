@@ -88,12 +88,13 @@ static void sw(int cpu, char st, int next)
 	cur[cpu] = next;
 }
 
-/* waker (running on waker_cpu) wakes pid, last on prev_cpu, onto target */
-static void wake(int waker_cpu, int pid, int prev_cpu, int target)
+/* as wake(), in context irq (SL_IRQ_*): the task running on waker_cpu was only hit */
+static void wake_irq(int waker_cpu, int pid, int prev_cpu, int target, uint8_t irq)
 {
 	struct sl_event ev = { .type = SL_EV_WAKING, .cpu = waker_cpu };
 
 	ev.common_pid = cur[waker_cpu];
+	ev.wake.irq = irq;
 	ev.wake.pid = pid;
 	ev.wake.prio = 120;
 	ev.wake.target_cpu = prev_cpu;
@@ -102,6 +103,12 @@ static void wake(int waker_cpu, int pid, int prev_cpu, int target)
 	ev.type = SL_EV_WAKEUP;
 	ev.wake.target_cpu = target;
 	feed(&ev);
+}
+
+/* waker (running on waker_cpu) wakes pid, last on prev_cpu, onto target */
+static void wake(int waker_cpu, int pid, int prev_cpu, int target)
+{
+	wake_irq(waker_cpu, pid, prev_cpu, target, 0);
 }
 
 static void lost(int cpu, uint64_t count)
@@ -461,6 +468,182 @@ static void test_lhp(void)
 	   "same-group preemption without waiters is not LHP");
 }
 
+/*
+ * A victim V (postgres 600, cpu 4) preempted at t0 = 3 ms by bash 950 and back at t1 = 5 ms,
+ * with postgres 601 asleep on cpu 6 since 2 ms; then whatever the scenario does after t1.
+ * 950 is of another group, so no member of V's group runs while V is off-CPU, unless
+ * progress: postgres 605 runs 300 us of it. sleepers: 602 and 603 asleep from 2.2 and 2.4 ms.
+ */
+static void lhp_scene(bool progress, bool sleepers)
+{
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600);
+	T += 1000;
+	sw(6, 'S', 601);
+	T = 2000000;
+	sw(6, 'S', 0);
+	if (sleepers) {
+		T = 2100000;
+		sw(8, 'S', 602);
+		T = 2200000;
+		sw(8, 'S', 0);
+		T = 2300000;
+		sw(9, 'S', 603);
+		T = 2400000;
+		sw(9, 'S', 0);
+	}
+	T = 2500000;
+	sw(1, 'S', 950);
+	T = 2600000;
+	wake(1, 951, 4, 4);
+	T = 3000000;
+	sw(4, 'R', 951);
+	if (progress) {
+		T = 3500000;
+		sw(9, 'S', 605);
+		T = 3800000;
+		sw(9, 'S', 0);
+	}
+	T = 5000000;
+	sw(4, 'S', 600);
+}
+
+static int lhp_finish(int victim, const struct sl_preempt_rec **ret)
+{
+	T = 400000000;
+	sw(4, 'S', 0);
+	sl_engine_finish(E, T);
+	*ret = find_preempt(victim);
+	return *ret != NULL;
+}
+
+/* The context of a wakeup, handoffs, untraced switch-ins, spinners, long convoys. */
+static void test_lhp_context(void)
+{
+	const struct sl_preempt_rec *p;
+	uint64_t t0;
+
+	/* a timer that fires on cpu 4 while V runs wakes 601: V woke nobody */
+	lhp_scene(false, false);
+	T = 5100000;
+	wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
+	ok(lhp_finish(600, &p) && p->waiters == 0, "a hard irq's wakeup has no waker: no waiter");
+	ok(p && p->spinners == 1 && p->spin_cost_ns == 2000000,
+	   "... but a spinner: it slept through t0-t1, woken by a timer (cost t1 - t0)");
+
+	lhp_scene(false, false);
+	T = 5100000;
+	wake_irq(4, 601, 6, 6, SL_IRQ_SOFT);
+	ok(lhp_finish(600, &p) && p->waiters == 0 && p->spinners == 0,
+	   "a softirq's wakeup (network) makes neither a waiter nor a spinner");
+
+	lhp_scene(false, false);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 1 && p->spinners == 0,
+	   "the same wakeup from V's task context: a waiter");
+
+	/* a spinner's timed wakeup up to the spin horizon after t1 counts, not after */
+	lhp_scene(false, false);
+	T = 5000000 + 90000000;
+	sw(7, 'S', 960);
+	wake_irq(7, 601, 6, 6, SL_IRQ_HARD);
+	ok(lhp_finish(600, &p) && p->spinners == 1, "a timed wakeup 90 ms after t1: a spinner");
+	lhp_scene(false, false);
+	T = 5000000 + 110000000;
+	sw(7, 'S', 960);
+	wake_irq(7, 601, 6, 6, SL_IRQ_HARD);
+	ok(lhp_finish(600, &p) && p->spinners == 0, "110 ms after t1: past the spin horizon");
+
+	/* progress: another member of the group ran 300 us of V's time off-CPU */
+	lhp_scene(true, false);
+	T = 5100000;
+	wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
+	ok(lhp_finish(600, &p) && p->spinners == 0,
+	   "a member that ran 300 us while V was off-CPU: no spinners");
+
+	/* handoff: V wakes 602 (its group), which preempts it 5 us later */
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600);
+	T += 1000;
+	sw(6, 'S', 601);
+	T = 2000000;
+	sw(6, 'S', 0); /* 601 asleep from 2 ms */
+	T = 2100000;
+	sw(8, 'S', 602);
+	T = 2200000;
+	sw(8, 'S', 0); /* 602 asleep from 2.2 ms */
+	T = 3000000;
+	wake(4, 602, 8, 4);
+	T = 3005000;
+	sw(4, 'R', 602);
+	T = 3200000;
+	sw(4, 'S', 600);
+	T = 3300000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 0,
+	   "preempted by the task it woke 5 us before: a handoff, no waiters");
+	/* the same, preempted by that task 300 us after the wakeup: not a handoff */
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600);
+	T += 1000;
+	sw(6, 'S', 601);
+	T = 2000000;
+	sw(6, 'S', 0);
+	T = 2100000;
+	sw(8, 'S', 602);
+	T = 2200000;
+	sw(8, 'S', 0);
+	T = 3000000;
+	wake(4, 602, 8, 4);
+	T = 3300000;
+	sw(4, 'R', 602);
+	T = 3500000;
+	sw(4, 'S', 600);
+	T = 3600000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 1 && p->lhp_cost_ns == 200000,
+	   "preempted by it 300 us after: a waiter, cost t1 - t0");
+
+	/* V runs again without a traced switch: t1 is its first event, the record goes on */
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600);
+	T += 1000;
+	sw(6, 'S', 601);
+	T = 2000000;
+	sw(6, 'S', 0);
+	T = 2500000;
+	sw(1, 'S', 950);
+	T = 2600000;
+	wake(1, 951, 4, 4);
+	t0 = T = 3000000;
+	sw(4, 'R', 951);
+	cur[4] = 600; /* 951 -> 600 on cpu 4: not traced */
+	T = 4000000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 1 && !p->censored &&
+		   p->off_ns == 4000000 - t0 && p->lhp_cost_ns == 4000000 - t0,
+	   "an untraced switch-in: t1 at V's first event, its waiter counted");
+
+	/* a slow convoy: each handoff within the horizon of the one before, the last 9 ms
+	 * after t1 */
+	lhp_scene(false, true);
+	T = 5000000 + 1000000;
+	wake(4, 601, 6, 6); /* V -> 601 at t1 + 1 ms */
+	T = 5000000 + 4000000;
+	sw(6, 'S', 601);
+	wake(6, 602, 8, 8); /* 601 -> 602 at t1 + 4 ms */
+	T = 5000000 + 8000000;
+	sw(8, 'S', 602);
+	wake(8, 603, 9, 9); /* 602 -> 603 at t1 + 8 ms: 4 ms after 602 joined */
+	ok(lhp_finish(600, &p) && p->waiters == 3 && p->lhp_cost_ns == 3 * 2000000,
+	   "a convoy passing the lock on within 5 ms a hop counts all three");
+}
+
 static void test_censoring(void)
 {
 	const struct sl_preempt_rec *p;
@@ -695,6 +878,7 @@ int main(void)
 	test_target_states();
 	test_preemptions();
 	test_lhp();
+	test_lhp_context();
 	test_censoring();
 	test_gap();
 	test_untraced_switch();

@@ -475,11 +475,49 @@ static void fuzz_corpus(void)
 	       "every expected corpus file exists");
 }
 
+/* The flags column's third letter is the wakeup's context, on both paths. */
+static void irq_context(void)
+{
+	static const struct {
+		const char *flags;
+		int irq;
+	} cases[] = {
+		{ "d..2.", 0 },
+		{ "d.h2.", SL_IRQ_HARD },
+		{ "dNh3.", SL_IRQ_HARD },
+		{ "d.s4.", SL_IRQ_SOFT },
+		{ "d.H3.", SL_IRQ_HARD | SL_IRQ_SOFT },
+		{ "d.z1.", SL_IRQ_HARD },
+		{ "d.Z1.", SL_IRQ_HARD },
+		{ "dNh2", SL_IRQ_HARD }, /* older kernels: four letters */
+		{ "", 0 }, /* no flags column */
+	};
+
+	for (int fast = 0; fast < 2; fast++)
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct sl_text_parser *p = parser(16);
+			struct sl_event ev;
+			char l[256];
+
+			sl_text_parser_set_fast(p, fast);
+			snprintf(l, sizeof(l),
+				 "  sl-lockload-28103   [001] %s 61282.315283: sched_waking: "
+				 "comm=sl-lockload pid=28106 prio=120 target_cpu=001",
+				 cases[i].flags);
+			memset(&ev, 0xff, sizeof(ev));
+			is_int(sl_text_parse_line(p, l, strlen(l), &ev), 1, "%s path: waking '%s' parses",
+			       fast ? "fast" : "general", cases[i].flags);
+			is_int(ev.wake.irq, cases[i].irq, "... context %d", cases[i].irq);
+			sl_text_parser_free(p);
+		}
+}
+
 int main(void)
 {
 	struct sl_event ev;
 
 	kernel_style();
+	irq_context();
 	plugin_style();
 	bad_input();
 	bad_context();

@@ -258,6 +258,31 @@ static void test_decode(void)
 	is_int(sl_sched_decode(&sf, rec, 34, &ev), 1, "an overlong data_loc still decodes");
 	is_str(ev.migrate.comm, "", "an overlong data_loc gives an empty comm");
 
+	/* sched_waking: its context from common_flags (offset 2) */
+	static const struct {
+		uint8_t flags;
+		int irq;
+	} ctx[] = { { 0x00, 0 },	   { 0x01, 0 }, /* irqs off only */
+		    { 0x08, SL_IRQ_HARD }, { 0x0d, SL_IRQ_HARD }, /* hardirq, need-resched */
+		    { 0x10, SL_IRQ_SOFT }, { 0x18, SL_IRQ_HARD | SL_IRQ_SOFT },
+		    { 0x40, SL_IRQ_HARD }, /* NMI */
+		    { 0x80, 0 } }; /* bottom halves off: still a task */
+	for (size_t k = 0; k < sizeof(ctx) / sizeof(ctx[0]); k++) {
+		memset(rec, 0, sizeof(rec));
+		type = sf.id[SL_SE_WAKING];
+		put(rec, 0, &type, 2);
+		put(rec, 2, &ctx[k].flags, 1);
+		i32 = 77;
+		put(rec, 4, &i32, 4);
+		memcpy(rec + 8, "sl-lockload", 12);
+		i32 = 78;
+		put(rec, 24, &i32, 4);
+		is_int(sl_sched_decode(&sf, rec, 36, &ev), 1, "waking with flags %#x decodes",
+		       ctx[k].flags);
+		is_int(ev.wake.pid, 78, "... its wakee");
+		is_int(ev.wake.irq, ctx[k].irq, "... context %d", ctx[k].irq);
+	}
+
 	/* an event that is not ours */
 	type = 9999;
 	put(rec, 0, &type, 2);
