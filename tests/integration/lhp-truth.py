@@ -67,6 +67,7 @@ def main():
     sleeps = {}  # pid -> list of [from, to] blocked intervals (until woken)
     open_pre = {}  # victim -> (t0, held)
     pre = []  # (t0, victim, t1, held)
+    untraced = set()  # (t0, victim) of the preemptions whose switch-in was not traced
     for ts, kind, pid, d in events:
         # the task an event names as running runs: the victim's t1 when its switch-in was
         # not traced (this host's kernel drops one now and then)
@@ -74,6 +75,7 @@ def main():
         if running in open_pre and not (kind == "switch" and d[1] == running):
             t0, held = open_pre.pop(running)
             pre.append((t0, running, ts, held))
+            untraced.add((t0, running))
         if kind == "other":
             continue
         if kind == "mark":
@@ -152,22 +154,28 @@ def main():
     tp = [k for k in detected if k in truth]
     prec = len(tp) / len(detected) if detected else 0.0
     rec = len(tp) / len(truth) if truth else 0.0
-    tcost = sum(truth.values())
-    dcost = sum(detected.values())
+    # The cost is compared without the preemptions whose switch-in the kernel did not
+    # trace: schedlens sees the victim again only at its next sched event, which may come
+    # milliseconds after the marker that shows it running (this host's 6.18 misses the
+    # switch back from one kind of thread): its cost is then an upper bound, not a
+    # measurement to hold against the truth.
+    tcost = sum(w for k, w in truth.items() if k not in untraced)
+    dcost = sum(c for k, c in detected.items() if k not in untraced)
     ratio = dcost / tcost if tcost else 0.0
     # how much of the threads' time went to waiting for a CPU after a preemption: the
     # host's other load (near 0 on an idle 2-CPU host with 6 threads of this load)
     span = events[-1][0] - events[0][0] if events else 0
     runnable = sum(t1 - t0 for t0, _, t1, _ in pre)
     runnable_share = runnable / (span * len(threads)) if span and threads else 0.0
-    tp_t = sum(truth[k] for k in tp)
-    tp_ratio = sum(detected[k] for k in tp) / tp_t if tp_t else 0.0
+    tp_t = sum(truth[k] for k in tp if k not in untraced)
+    tp_ratio = sum(detected[k] for k in tp if k not in untraced) / tp_t if tp_t else 0.0
     print(
         "threads=%d preemptions=%d rows=%d hub=%d truth=%d detected=%d tp=%d "
         "precision=%.3f recall=%.3f truth_wait_ms=%.1f cost_ms=%.1f cost_ratio=%.3f tp_cost_ratio=%.3f "
-        "runnable_share=%.3f"
+        "runnable_share=%.3f untraced=%d"
         % (len(threads), len(pre), nrows, hub_rows, len(truth), len(detected), len(tp),
-           prec, rec, tcost / 1e6, dcost / 1e6, ratio, tp_ratio, runnable_share)
+           prec, rec, tcost / 1e6, dcost / 1e6, ratio, tp_ratio, runnable_share,
+           len(untraced))
     )
 
 

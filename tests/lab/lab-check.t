@@ -14,6 +14,9 @@
 #     it in two runs a side);
 #   - cross-version: 6.1 vs 6.12 on pgbench is compared and the findings logged (a verdict
 #     is required, its content is not checked: it is what users will see);
+#   - TPC-B-like pgbench (row locks, LWLocks, s_lock) on 6.1: postgres has lock-holder
+#     preemptions and the recorder read the wakeups' interrupt context; the spinning-waiter
+#     counters of it and of the select-only runs are logged beside each other;
 #   - no guest or temporary file is left behind.
 # Everything it records stays in SL_LAB_OUT (default $SL_BUILD/lab-check): lab.db, the diffs,
 # each guest's topology. LAB_DURATION (default 15) sets every recording's seconds.
@@ -153,6 +156,22 @@ check_feature() {
 	ok "${PIPESTATUS[0]}" "NO_WAKEUP_PREEMPTION: wakeup preemption flagged down (or inconclusive, never equivalent), no other regression"
 }
 
+# The TPC-B-like run against the select-only ones: LHP per group and second, logged.
+check_tpcb() {
+	local run=$1 sel=$2
+	sqlite3 -header -column "$DB" "SELECT run_id AS run, (SELECT workload FROM runs
+		WHERE id = run_id) AS workload, sum(lhp_count) AS lhp, round(sum(lhp_cost_ns)
+		/ 1e6, 1) AS lhp_ms, sum(spin_count) AS spin, round(sum(spin_cost_ns) / 1e6, 1)
+		AS spin_ms, round(sum(dur_ns) / 1e9, 1) AS s FROM windows WHERE grp = 'postgres'
+		AND run_id IN ($run${sel:+, $sel}) GROUP BY run_id" | note
+	local lhp irq
+	lhp=$(sqlite3 "$DB" "SELECT sum(lhp_count) FROM windows WHERE run_id = $run
+		AND grp = 'postgres'")
+	irq=$(sqlite3 "$DB" "SELECT count(*) FROM wakeups WHERE run_id = $run AND waker_irq > 0")
+	[ "${lhp:-0}" -gt 0 ] && [ "${irq:-0}" -gt 0 ]
+	ok $? "TPC-B-like pgbench run $run: postgres LHPs (${lhp:-0}) and wakeups from interrupts (${irq:-0})"
+}
+
 check_cross() {
 	diff_runs cross pgbench --baseline-runs "$1" --candidate-runs "$2"
 	note < "$OUT/cross.txt"
@@ -167,7 +186,7 @@ hackbench_run() {
 }
 
 main() {
-	echo "1..16"
+	echo "1..18"
 	rm -rf "$OUT" && mkdir -p "$LAB_TMP"
 	local k
 	for k in 6.1 6.12; do
@@ -195,11 +214,15 @@ main() {
 	ok $? "6.1 hackbench run, default features (again)"
 	hackbench_run nwp2 --features NO_WAKEUP_PREEMPTION && f2=$(last_run)
 	ok $? "6.1 hackbench run with NO_WAKEUP_PREEMPTION (again)"
+	local b1
+	lab_run tpcb 6.1 pgbench --mode tpcb -c 32 -l pgbench-tpcb && b1=$(last_run)
+	ok $? "6.1 pgbench run, TPC-B-like, 32 clients"
 	elapsed "guest runs recorded: $(sqlite3 "$DB" 'SELECT count(*) FROM runs') in lab.db"
 
 	check_aa "${a1:-0}" "${a2:-0}"
 	check_feature "$(ids ${h1-} ${h2-})" "$(ids ${f1-} ${f2-})"
 	check_cross "$(ids ${a1-} ${a2-})" "$(ids ${c1-} ${c2-})"
+	check_tpcb "${b1:-0}" "$(ids ${a1-} ${a2-})"
 	elapsed "diffs done"
 
 	local left
