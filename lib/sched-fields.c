@@ -506,7 +506,9 @@ int sl_sched_decode(const struct sl_sched_fields *sf, const void *data, int size
 		ev->wake.pid = rd_int(d, &f[SL_F_PID]);
 		ev->wake.target_cpu = f[SL_F_TARGET].size ? rd_int(d, &f[SL_F_TARGET]) : -1;
 		ev->wake.prio = rd_int(d, &f[SL_F_PRIO]);
-		ev->wake.irq = sf->common_flags.size ? irq_of_flags((uint8_t)rd_int(d, &sf->common_flags)) : 0;
+		ev->wake.irq = sf->common_flags.size ?
+				       irq_of_flags((uint8_t)rd_int(d, &sf->common_flags)) :
+				       0;
 		rd_comm(d, size, &f[SL_F_COMM], ev->wake.comm);
 		break;
 	case SL_SE_SWITCH:

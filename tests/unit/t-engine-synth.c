@@ -275,7 +275,8 @@ int main(void)
 	is_str(sl_policy_name(best_policy(&tot[1])), "buddy",
 	       "fingerprint names buddy for buddy traces");
 	diag("LHP cost of the LHPs both found: ours %.2f ms, truth %.2f ms",
-	     tot[0].cost_ours_ms + tot[1].cost_ours_ms, tot[0].cost_truth_ms + tot[1].cost_truth_ms);
+	     tot[0].cost_ours_ms + tot[1].cost_ours_ms,
+	     tot[0].cost_truth_ms + tot[1].cost_truth_ms);
 
 	small = two_cpus();
 	for (uint64_t seed = 1; seed <= SEEDS; seed++)

@@ -625,8 +625,8 @@ static void test_lhp_context(void)
 	cur[4] = 600; /* 951 -> 600 on cpu 4: not traced */
 	T = 4000000;
 	wake(4, 601, 6, 6);
-	ok(lhp_finish(600, &p) && p->waiters == 1 && !p->censored &&
-		   p->off_ns == 4000000 - t0 && p->lhp_cost_ns == 4000000 - t0,
+	ok(lhp_finish(600, &p) && p->waiters == 1 && !p->censored && p->off_ns == 4000000 - t0 &&
+		   p->lhp_cost_ns == 4000000 - t0,
 	   "an untraced switch-in: t1 at V's first event, its waiter counted");
 
 	/* a slow convoy: each handoff within the horizon of the one before, the last 9 ms

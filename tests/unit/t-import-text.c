@@ -505,8 +505,9 @@ static void irq_context(void)
 				 "comm=sl-lockload pid=28106 prio=120 target_cpu=001",
 				 cases[i].flags);
 			memset(&ev, 0xff, sizeof(ev));
-			is_int(sl_text_parse_line(p, l, strlen(l), &ev), 1, "%s path: waking '%s' parses",
-			       fast ? "fast" : "general", cases[i].flags);
+			is_int(sl_text_parse_line(p, l, strlen(l), &ev), 1,
+			       "%s path: waking '%s' parses", fast ? "fast" : "general",
+			       cases[i].flags);
 			is_int(ev.wake.irq, cases[i].irq, "... context %d", cases[i].irq);
 			sl_text_parser_free(p);
 		}

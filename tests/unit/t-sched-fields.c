@@ -262,9 +262,12 @@ static void test_decode(void)
 	static const struct {
 		uint8_t flags;
 		int irq;
-	} ctx[] = { { 0x00, 0 },	   { 0x01, 0 }, /* irqs off only */
-		    { 0x08, SL_IRQ_HARD }, { 0x0d, SL_IRQ_HARD }, /* hardirq, need-resched */
-		    { 0x10, SL_IRQ_SOFT }, { 0x18, SL_IRQ_HARD | SL_IRQ_SOFT },
+	} ctx[] = { { 0x00, 0 },
+		    { 0x01, 0 }, /* irqs off only */
+		    { 0x08, SL_IRQ_HARD },
+		    { 0x0d, SL_IRQ_HARD }, /* hardirq, need-resched */
+		    { 0x10, SL_IRQ_SOFT },
+		    { 0x18, SL_IRQ_HARD | SL_IRQ_SOFT },
 		    { 0x40, SL_IRQ_HARD }, /* NMI */
 		    { 0x80, 0 } }; /* bottom halves off: still a task */
 	for (size_t k = 0; k < sizeof(ctx) / sizeof(ctx[0]); k++) {
