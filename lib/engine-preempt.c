@@ -224,9 +224,9 @@ static void forget_stale_resumed(struct sl_engine *e, struct sl_task *t, uint64_
 
 /*
  * prev switches out after running since run_from: a run longer than a spin that overlaps
- * a victim's time off-CPU is progress, however little of it overlaps (a lock holder that
- * kept running while a spinner's timer preempted a victim for 8 us made that victim's
- * "spinners" 8% of sl-lockload's spinlock LHPs, all false).
+ * a victim's time off-CPU is progress, however little of it overlaps. Counting only runs
+ * that overlapped it by more than a spin, 6-8% of sl-lockload's spinlock LHPs were false:
+ * a spinner's timer preempted a thread for a few us while the holder ran on elsewhere.
  */
 static void spin_run_ended(struct sl_engine *e, const struct sl_task *prev, uint64_t run_from,
 			   uint64_t now)
