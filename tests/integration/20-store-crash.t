@@ -46,8 +46,15 @@ for i in $(seq 1 20); do
 		ok "kill $i: (no retention to check)" true
 		ok "kill $i: (no windows to check)" true
 	fi
-	ok "kill $i: chunks account for every row" \
-		"[ \"\$(q \"SELECT (SELECT count(*) FROM wakeups) - (SELECT coalesce(sum(rows), 0) FROM chunks WHERE tbl = 'wakeups')\")\" = 0 ]"
+	# A writer killed before it made the schema (under the sanitizers it takes over
+	# 100 ms to start) leaves an empty file: nothing to account for yet.
+	if [ -z "$run" ] && [ "$(q "SELECT count(*) FROM sqlite_master WHERE name = 'chunks'")" = 0 ]; then
+		ok "kill $i: killed before the schema was made: no rows to account for" \
+			"[ \"\$(q 'SELECT count(*) FROM sqlite_master')\" = 0 ]"
+	else
+		ok "kill $i: chunks account for every row" \
+			"[ \"\$(q \"SELECT (SELECT count(*) FROM wakeups) - (SELECT coalesce(sum(rows), 0) FROM chunks WHERE tbl = 'wakeups')\")\" = 0 ]"
+	fi
 done
 echo "# $total_committed wakeups committed across 20 kills"
 ok "the writers committed something" "[ $total_committed -gt 0 ]"
