@@ -518,6 +518,33 @@ static int lhp_finish(int victim, const struct sl_preempt_rec **ret)
 	return *ret != NULL;
 }
 
+/*
+ * V (postgres 600, cpu 4) wakes 602 of its group at 3 ms and is preempted by it gap ns
+ * later, runs again 200 us after that and wakes 601, asleep since 2 ms, 100 us later.
+ */
+static void handoff_scene(uint64_t gap)
+{
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600);
+	T += 1000;
+	sw(6, 'S', 601);
+	T = 2000000;
+	sw(6, 'S', 0);
+	T = 2100000;
+	sw(8, 'S', 602);
+	T = 2200000;
+	sw(8, 'S', 0); /* 602 asleep from 2.2 ms */
+	T = 3000000;
+	wake(4, 602, 8, 4);
+	T += gap;
+	sw(4, 'R', 602);
+	T += 200000;
+	sw(4, 'S', 600);
+	T += 100000;
+	wake(4, 601, 6, 6);
+}
+
 /* The context of a wakeup, handoffs, untraced switch-ins, spinners, long convoys. */
 static void test_lhp_context(void)
 {
@@ -564,47 +591,11 @@ static void test_lhp_context(void)
 	   "a member that ran 300 us while V was off-CPU: no spinners");
 
 	/* handoff: V wakes 602 (its group), which preempts it 5 us later */
-	start(westmere, true);
-	T += 1000;
-	sw(4, 'S', 600);
-	T += 1000;
-	sw(6, 'S', 601);
-	T = 2000000;
-	sw(6, 'S', 0); /* 601 asleep from 2 ms */
-	T = 2100000;
-	sw(8, 'S', 602);
-	T = 2200000;
-	sw(8, 'S', 0); /* 602 asleep from 2.2 ms */
-	T = 3000000;
-	wake(4, 602, 8, 4);
-	T = 3005000;
-	sw(4, 'R', 602);
-	T = 3200000;
-	sw(4, 'S', 600);
-	T = 3300000;
-	wake(4, 601, 6, 6);
+	handoff_scene(5000);
 	ok(lhp_finish(600, &p) && p->waiters == 0,
 	   "preempted by the task it woke 5 us before: a handoff, no waiters");
 	/* the same, preempted by that task 300 us after the wakeup: not a handoff */
-	start(westmere, true);
-	T += 1000;
-	sw(4, 'S', 600);
-	T += 1000;
-	sw(6, 'S', 601);
-	T = 2000000;
-	sw(6, 'S', 0);
-	T = 2100000;
-	sw(8, 'S', 602);
-	T = 2200000;
-	sw(8, 'S', 0);
-	T = 3000000;
-	wake(4, 602, 8, 4);
-	T = 3300000;
-	sw(4, 'R', 602);
-	T = 3500000;
-	sw(4, 'S', 600);
-	T = 3600000;
-	wake(4, 601, 6, 6);
+	handoff_scene(300000);
 	ok(lhp_finish(600, &p) && p->waiters == 1 && p->lhp_cost_ns == 200000,
 	   "preempted by it 300 us after: a waiter, cost t1 - t0");
 
