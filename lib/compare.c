@@ -600,8 +600,43 @@ static double switch_rate(const double sums[2][NC])
 	return r;
 }
 
+/* Column col summed over a group's windows on one side. */
+static double side_total(const struct gside *gs, int col)
+{
+	double t = 0;
+
+	for (int i = 0; i < gs->nr; i++)
+		for (size_t w = 0; w < gs->u[i].n; w++)
+			t += gs->u[i].cols[w * NC + col];
+	return t;
+}
+
+/*
+ * The workload's own groups, whose headline metrics form the primary family: all tasks,
+ * the groups the user named, and groups with at least WORKLOAD_SHARE of all tasks'
+ * wakeups on a side. With every group's headline metrics in one Holm family a lab
+ * hackbench comparison had 34 primary tests (kcompactd, ksoftirqd, the recorder ...); the
+ * other groups' headline metrics are tested in the secondary (FDR) family
+ * (docs/statistics.md, "Families").
+ */
+#define WORKLOAD_SHARE 0.05
+
+static bool workload_group(const struct sl_compare_opts *o, const struct group *g,
+			   const struct group *all)
+{
+	if (!strcmp(g->name, SL_GROUP_ALL) || o->groups)
+		return true;
+	for (int s = 0; all && s < 2; s++) {
+		double w = side_total(&all->side[s], SL_WC_WAKEUPS);
+
+		if (w > 0 && side_total(&g->side[s], SL_WC_WAKEUPS) >= WORKLOAD_SHARE * w)
+			return true;
+	}
+	return false;
+}
+
 /* Per metric of one group: observed pooled values, and the model's inputs (verdicts later). */
-static int test_group(const struct sl_compare_opts *o, const struct group *g,
+static int test_group(const struct sl_compare_opts *o, const struct group *g, bool workload,
 		      struct sl_comparison *c)
 {
 	int err = 0, map[SL_HIST_BUCKETS];
@@ -647,7 +682,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g,
 					.severity = NAN,
 					.s2 = NAN,
 					.v = NAN,
-					.primary = sl_metric_primary(mt),
+					.primary = workload && sl_metric_primary(mt),
 					.verdict = SL_V_INSUFFICIENT };
 
 		snprintf(f.grp, sizeof(f.grp), "%s", g->name);
@@ -1172,7 +1207,7 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 			skipped++;
 			continue;
 		}
-		err = test_group(&o, g, c);
+		err = test_group(&o, g, workload_group(&o, g, all), c);
 	}
 	if (skipped)
 		sl_cmp_note(c, "%d group%s with fewer than %zu windows on a side not compared",

@@ -205,7 +205,7 @@ int synth_win_to_store(struct sl_store *store, const struct synth_win_config *cf
 				    .trace_clock = "mono",
 				    .nr_cpus = 16 };
 	struct sl_run_totals tot = { .end_ns = (uint64_t)cfg->windows * cfg->window_ns };
-	double run[2][NR_PARAMS];
+	double run[3][NR_PARAMS];
 	struct sl_writer *w;
 	struct sl_rng r;
 	int64_t id;
@@ -216,7 +216,7 @@ int synth_win_to_store(struct sl_store *store, const struct synth_win_config *cf
 	    (err = sl_writer_start(store, NULL, &w)))
 		return err;
 	sl_rng_seed(&r, cfg->seed);
-	for (int g = 0; g < 2; g++)
+	for (int g = 0; g < (cfg->small_group > 0 ? 3 : 2); g++)
 		for (int k = 0; k < NR_PARAMS; k++) {
 			double b = base_value[k];
 
@@ -232,6 +232,8 @@ int synth_win_to_store(struct sl_store *store, const struct synth_win_config *cf
 	for (int i = 0; i < cfg->windows; i++) {
 		push_group(w, &r, cfg, SL_GROUP_ALL, 1.5, run[0], id, i);
 		push_group(w, &r, cfg, "postgres", 1, run[1], id, i);
+		if (cfg->small_group > 0)
+			push_group(w, &r, cfg, "kworker", cfg->small_group, run[2], id, i);
 	}
 	err = sl_writer_stop(w);
 	if (!err)

@@ -32,6 +32,8 @@ struct synth_win_config {
 			* this much on the logit/log scale from the first window to the last
 			* (the lab's pgbench: postgres' waker-same share 5% -> 44% in one run,
 			* 29.0% and 28.8% for two runs' values); 0: stationary windows */
+	double small_group; /* > 0: also a group "kworker" with this fraction of postgres'
+			     * events (its own run effects); 0: none */
 };
 
 void synth_win_default(struct synth_win_config *cfg);

@@ -493,6 +493,71 @@ static void test_floors(void)
 	   "lhp_cost and shares keep their absolute floors (0.5 ms/s, 2 pts)");
 }
 
+/*
+ * The primary (Holm) family holds the headline metrics of the workload's own groups only:
+ * all tasks, groups with 5% or more of the wakeups, and groups named with -g. A small
+ * group ("kworker", 1.3% of the wakeups) is tested in the secondary family unless named.
+ */
+static void test_families(void)
+{
+	char db[512];
+	struct sl_store *st;
+	int64_t b[2], k[2];
+	struct sl_comparison *c = NULL, *named = NULL;
+	struct sl_compare_opts o;
+	const char *const groups[] = { "kworker" };
+
+	snprintf(db, sizeof(db), "%s/families.db", tap_tmpdir());
+	if (sl_store_open(db, SL_STORE_CREATE, &st)) {
+		ok(0, "open %s", db);
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		struct synth_win_config cfg;
+		int64_t id = -1;
+
+		synth_win_default(&cfg);
+		cfg.kernel_release = i < 2 ? "6.1" : "6.12";
+		cfg.seed = 40 + i;
+		cfg.small_group = 0.02;
+		if (synth_win_to_store(st, &cfg, &id))
+			break;
+		(i < 2 ? b : k)[i % 2] = id;
+	}
+	c = compare_runs(st, b, 2, k, 2, false, 0);
+	sl_compare_opts_default(&o);
+	o.baseline_runs = b;
+	o.nr_baseline_runs = 2;
+	o.candidate_runs = k;
+	o.nr_candidate_runs = 2;
+	o.groups = groups;
+	o.nr_groups = 1;
+	if (sl_compare(st, &o, &named))
+		named = NULL;
+	if (c && named) {
+		const struct sl_finding *all = finding(c, "*", "preempt_share"),
+					*pg = finding(c, "postgres", "preempt_share"),
+					*kw = finding(c, "kworker", "preempt_share"),
+					*kw_named = finding(named, "kworker", "preempt_share"),
+					*kw_minor = finding(c, "kworker", "preempt_tick_rate");
+		int primary = 0;
+
+		ok(all && all->primary && pg && pg->primary, "all tasks and postgres: primary");
+		ok(kw && !kw->primary && !isnan(kw->p_adj),
+		   "a group of 1.3%% of the wakeups: its headline metric is tested as secondary");
+		ok(kw_named && kw_named->primary, "named with -g: primary");
+		ok(kw_minor && !kw_minor->primary, "a secondary metric stays secondary");
+		for (size_t i = 0; i < c->nr_findings; i++)
+			primary += c->findings[i].primary;
+		is_int(primary, 10, "5 headline metrics x 2 workload groups in the primary family");
+	} else {
+		ok(0, "compare with a small group");
+	}
+	sl_comparison_free(c);
+	sl_comparison_free(named);
+	sl_store_close(st);
+}
+
 int main(void)
 {
 	struct sl_topo *t = fixture("westmere");
@@ -501,6 +566,7 @@ int main(void)
 	test_aa_run_effect();
 	test_history_configurations();
 	test_floors();
+	test_families();
 
 	test_buddy_vs_scan(t);
 	test_calibration(t);
