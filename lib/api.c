@@ -14,50 +14,17 @@
 #include "api.h"
 #include "db-json.h"
 #include "error.h"
+#include "records.h"
 
+#define NAME(f, doc, prom) #f,
+#define NAME_E(idx, sfx, prefix) #prefix "_" #sfx,
+#define NAME_A(f, n, NAMES, prefix, doc, prom) NAMES(NAME_E, prefix)
+
+/* Every counter column (window-counters.h) and the latency's */
 const char *const sl_api_window_metrics[] = {
-	"events",
-	"wakeups",
-	"wakeups_new",
-	"prev_same",
-	"prev_smt",
-	"prev_llc",
-	"prev_package",
-	"prev_remote",
-	"prev_unknown",
-	"waker_same",
-	"waker_smt",
-	"waker_llc",
-	"waker_package",
-	"waker_remote",
-	"waker_unknown",
-	"state_idle",
-	"state_busy",
-	"state_claimed",
-	"state_unknown",
-	"missed_idle",
-	"missed_smt",
-	"stacked",
-	"migrations",
-	"switches",
-	"preempt_wakeup",
-	"preempt_tick",
-	"preempt_same_group",
-	"lhp_count",
-	"lhp_cost_ns",
-	"hub_preemptions",
-	"lost_events",
-	"policy_known",
-	"pol_prev_idle",
-	"pol_affine",
-	"pol_llc_scan",
-	"pol_buddy",
-	"pol_smt_first",
-	"lat_count",
+	SL_WINDOW_COUNTERS(NAME, NAME_A) "lat_count",
 	"lat_p50_ns",
 	"lat_p99_ns",
-	"spin_count",
-	"spin_cost_ns",
 	NULL,
 };
 
