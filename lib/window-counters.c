@@ -8,19 +8,19 @@
 
 #include "records.h"
 
-#define ROW(f, d, prom) \
+#define ROW(f, ID, d, prom) \
 	{ .column = #f, .offset = offsetof(struct sl_window_rec, f), .doc = d, prom },
-#define ROW_E(idx, sfx, f, prefix, d, ...)                  \
+#define ROW_E(idx, sfx, SFX, f, prefix, d, ...)             \
 	{ .column = #prefix "_" #sfx,                       \
 	  .offset = offsetof(struct sl_window_rec, f[idx]), \
 	  .doc = d,                                         \
 	  .prom_value = #sfx,                               \
 	  __VA_ARGS__ },
-#define ROW_A(f, n, NAMES, prefix, d, prom) NAMES(ROW_E, f, prefix, d, prom)
+#define ROW_A(f, n, NAMES, prefix, PREFIX, d, prom) NAMES(ROW_E, f, prefix, d, prom)
 
 const struct sl_window_counter sl_window_counters[SL_WIN_NR] = { SL_WINDOW_COUNTERS(ROW, ROW_A) };
 
-#define NONE(f, d, prom)
-#define CHECK_A(f, n, NAMES, prefix, d, prom) \
+#define NONE(f, ID, d, prom)
+#define CHECK_A(f, n, NAMES, prefix, PREFIX, d, prom) \
 	_Static_assert(n == 0 NAMES(SL_WIN_ONE_E, prefix), #f ": one column per element");
 SL_WINDOW_COUNTERS(NONE, CHECK_A)
