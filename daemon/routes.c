@@ -545,10 +545,12 @@ static void route_metric_table(struct sd_daemon *d, const struct sl_http_req *re
 {
 	static const char *const none[] = { NULL };
 	json_t *j = NULL;
+	int err;
 
 	if (!only_args(req, resp, none))
 		return;
-	reply_json(resp, sl_api_metrics(&j), j);
+	err = sl_api_metrics(&j);
+	reply_json(resp, err, j);
 }
 
 static void route_metrics(struct sd_daemon *d, const struct sl_http_req *req,
