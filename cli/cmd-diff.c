@@ -95,7 +95,7 @@ static void print_rest(const struct sl_comparison *c, bool all)
 		}
 		if (f->verdict != SL_V_EQUIVALENT && f->verdict != SL_V_INCONCLUSIVE)
 			continue;
-		if (!all && !f->primary && f->metric->kind != SL_MK_QUANTILE)
+		if (!all && !f->metric->headline)
 			continue;
 		if (!grp || strcmp(grp, f->grp)) {
 			printf("%s  %s:", grp ? "\n" : "", f->grp);

@@ -540,6 +540,19 @@ static void route_topology(struct sd_daemon *d, const struct sl_http_req *req,
 	reply_json(resp, err, j);
 }
 
+static void route_metric_table(struct sd_daemon *d, const struct sl_http_req *req,
+			       struct sl_http_resp *resp)
+{
+	static const char *const none[] = { NULL };
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, none))
+		return;
+	err = sl_api_metrics(&j);
+	reply_json(resp, err, j);
+}
+
 static void route_metrics(struct sd_daemon *d, const struct sl_http_req *req,
 			  struct sl_http_resp *resp)
 {
@@ -552,9 +565,10 @@ static const struct {
 	const char *path;
 	route_fn get;
 } routes[] = {
-	{ "/api/v1/status", route_status },	{ "/api/v1/runs", route_runs },
-	{ "/api/v1/compare", get_compare },	{ "/api/v1/findings", route_findings },
-	{ "/api/v1/topology", route_topology }, { "/metrics", route_metrics },
+	{ "/api/v1/status", route_status },	   { "/api/v1/runs", route_runs },
+	{ "/api/v1/compare", get_compare },	   { "/api/v1/findings", route_findings },
+	{ "/api/v1/topology", route_topology },	   { "/metrics", route_metrics },
+	{ "/api/v1/metrics", route_metric_table },
 };
 
 void sd_route(void *ctx, const struct sl_http_req *req, struct sl_http_resp *resp)

@@ -14,50 +14,18 @@
 #include "api.h"
 #include "db-json.h"
 #include "error.h"
+#include "metrics.h"
+#include "records.h"
 
+#define NAME(f, ID, doc, prom) #f,
+#define NAME_E(idx, sfx, SFX, prefix) #prefix "_" #sfx,
+#define NAME_A(f, n, NAMES, prefix, PREFIX, doc, prom) NAMES(NAME_E, prefix)
+
+/* Every counter column (window-counters.h) and the latency's */
 const char *const sl_api_window_metrics[] = {
-	"events",
-	"wakeups",
-	"wakeups_new",
-	"prev_same",
-	"prev_smt",
-	"prev_llc",
-	"prev_package",
-	"prev_remote",
-	"prev_unknown",
-	"waker_same",
-	"waker_smt",
-	"waker_llc",
-	"waker_package",
-	"waker_remote",
-	"waker_unknown",
-	"state_idle",
-	"state_busy",
-	"state_claimed",
-	"state_unknown",
-	"missed_idle",
-	"missed_smt",
-	"stacked",
-	"migrations",
-	"switches",
-	"preempt_wakeup",
-	"preempt_tick",
-	"preempt_same_group",
-	"lhp_count",
-	"lhp_cost_ns",
-	"hub_preemptions",
-	"lost_events",
-	"policy_known",
-	"pol_prev_idle",
-	"pol_affine",
-	"pol_llc_scan",
-	"pol_buddy",
-	"pol_smt_first",
-	"lat_count",
+	SL_WINDOW_COUNTERS(NAME, NAME_A) "lat_count",
 	"lat_p50_ns",
 	"lat_p99_ns",
-	"spin_count",
-	"spin_cost_ns",
 	NULL,
 };
 
@@ -416,4 +384,43 @@ int sl_api_previous_kernel(struct sl_store *store, int64_t run_id, char *buf, si
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return sl_db_error(db, "cannot read runs");
 	return 0;
+}
+
+/* The windows columns whose sums make metric column c, as a JSON array of names. */
+static json_t *columns_json(enum sl_wcol c)
+{
+	const char *cols[SL_WIN_NR];
+	size_t n = sl_wcol_columns(c, cols, SL_WIN_NR);
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(cols[i]));
+	return a;
+}
+
+int sl_api_metrics(json_t **ret)
+{
+	static const char *const kinds[] = { "share", "rate", "quantile" };
+	json_t *arr = json_array();
+
+	if (!arr)
+		return -ENOMEM;
+	for (size_t i = 0; i < sl_nr_metrics; i++) {
+		const struct sl_metric *m = &sl_metrics[i];
+		json_t *o = json_pack(
+			"{s:s, s:s, s:o, s:o, s:f, s:f, s:s, s:s, s:f, s:f, s:f, s:b, s:b, s:s}",
+			"name", m->name, "kind", kinds[m->kind], "num",
+			m->kind == SL_MK_QUANTILE ? json_array() : columns_json(m->num), "den",
+			columns_json(m->den), "q", m->q, "scale", m->scale, "unit", m->unit,
+			"polarity", sl_polarity_name(m->polarity), "floor", m->floor, "per_switch",
+			m->per_switch, "min_den", m->min_den, "primary", m->primary, "headline",
+			m->headline, "text", m->text);
+
+		if (!o || json_array_append_new(arr, o)) {
+			json_decref(arr);
+			return -ENOMEM;
+		}
+	}
+	*ret = json_pack("{s:o}", "metrics", arr);
+	return *ret ? 0 : -ENOMEM;
 }

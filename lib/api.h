@@ -35,6 +35,14 @@ struct sl_api_window_query {
 	uint64_t step_ns;
 };
 
+/*
+ * The comparison's metric table (lib/metrics.c) as {metrics: [{name, kind, num, den, q,
+ * scale, unit, polarity, floor, per_switch, min_den, primary, headline, text}]}, num and
+ * den being the windows columns summed: what the dashboard computes its values with, so
+ * that it divides by what `schedlens diff` divides by. The caller frees *ret.
+ */
+int sl_api_metrics(json_t **ret);
+
 /* The column names the windows query accepts as metric, NULL-terminated. */
 extern const char *const sl_api_window_metrics[];
 

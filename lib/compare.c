@@ -164,43 +164,20 @@ static int unit_add(struct unit *u, const struct sl_window_rec *w)
 	return 0;
 }
 
+/* Every counter (window-counters.h), so every metric's columns are there. */
 #define WIN_SQL                                                                                    \
-	"SELECT grp, start_ns, dur_ns, wakeups, prev_same, prev_smt, prev_llc, prev_package, "     \
-	"prev_remote, waker_same, waker_smt, waker_llc, waker_package, waker_remote, state_idle, " \
-	"state_busy, state_claimed, missed_idle, missed_smt, stacked, migrations, switches, "      \
-	"preempt_wakeup, preempt_tick, preempt_same_group, lhp_count, lhp_cost_ns, "               \
-	"hub_preemptions, policy_known, pol_prev_idle, pol_affine, pol_llc_scan, pol_buddy, "      \
-	"pol_smt_first, lat_hist FROM windows WHERE run_id = ?1 ORDER BY grp, start_ns"
+	"SELECT grp, start_ns, dur_ns" SL_WINDOW_COLUMNS ", lat_hist FROM windows WHERE run_id = " \
+	"?1 ORDER BY grp, start_ns"
 
-/* Reads one window row of WIN_SQL into w (only what the metrics use). */
+/* Reads one window row of WIN_SQL into w. */
 static int read_window(sqlite3_stmt *st, struct sl_window_rec *w)
 {
 	int c = 1;
 
 	w->start_ns = (uint64_t)sqlite3_column_int64(st, c++);
 	w->dur_ns = (uint64_t)sqlite3_column_int64(st, c++);
-	w->wakeups = (uint64_t)sqlite3_column_int64(st, c++);
-	for (int r = SL_RREL_SAME; r <= SL_RREL_REMOTE; r++)
-		w->class_prev[r] = (uint64_t)sqlite3_column_int64(st, c++);
-	for (int r = SL_RREL_SAME; r <= SL_RREL_REMOTE; r++)
-		w->class_waker[r] = (uint64_t)sqlite3_column_int64(st, c++);
-	w->target_state[SL_TS_IDLE] = (uint64_t)sqlite3_column_int64(st, c++);
-	w->target_state[SL_TS_BUSY] = (uint64_t)sqlite3_column_int64(st, c++);
-	w->target_state[SL_TS_CLAIMED] = (uint64_t)sqlite3_column_int64(st, c++);
-	w->missed_idle = (uint64_t)sqlite3_column_int64(st, c++);
-	w->missed_smt = (uint64_t)sqlite3_column_int64(st, c++);
-	w->stacked = (uint64_t)sqlite3_column_int64(st, c++);
-	w->migrations = (uint64_t)sqlite3_column_int64(st, c++);
-	w->switches = (uint64_t)sqlite3_column_int64(st, c++);
-	w->preempt_wakeup = (uint64_t)sqlite3_column_int64(st, c++);
-	w->preempt_tick = (uint64_t)sqlite3_column_int64(st, c++);
-	w->preempt_same_group = (uint64_t)sqlite3_column_int64(st, c++);
-	w->lhp_count = (uint64_t)sqlite3_column_int64(st, c++);
-	w->lhp_cost_ns = (uint64_t)sqlite3_column_int64(st, c++);
-	w->hub_preemptions = (uint64_t)sqlite3_column_int64(st, c++);
-	w->policy_known = (uint64_t)sqlite3_column_int64(st, c++);
-	for (int p = 0; p < SL_POL_COUNT; p++)
-		w->policy_agree[p] = (uint64_t)sqlite3_column_int64(st, c++);
+	for (int i = 0; i < SL_WIN_NR; i++)
+		SL_WIN_VALUE(w, i) = (uint64_t)sqlite3_column_int64(st, c++);
 	return sl_hist_decode(sqlite3_column_blob(st, c), (size_t)sqlite3_column_bytes(st, c),
 			      &w->latency);
 }

@@ -16,10 +16,8 @@
 struct series {
 	char kernel[128];
 	char grp[SL_GROUP_LEN];
-	uint64_t wk_class[SL_RREL_COUNT], wk_state[SL_TS_COUNT];
-	uint64_t wakeups_new, missed_idle, missed_smt, stacked, migrations, switches;
-	uint64_t preempt_wakeup, preempt_tick, same_group, lhp, lhp_cost_ns, hub, windows;
-	uint64_t spin_lhp, spin_cost_ns;
+	uint64_t counter[SL_WIN_NR]; /* window-counters.h: those with a Prometheus name */
+	uint64_t windows;
 };
 
 #define MAX_SERIES (SL_PROM_MAX_KERNELS * (SL_PROM_MAX_GROUPS + 2))
@@ -118,24 +116,8 @@ void sl_prom_add_window(struct sl_prom *p, const char *kernel, const struct sl_w
 	pthread_mutex_lock(&p->lock);
 	s = find_series(p, kernel, w->grp);
 	if (s) {
-		for (int c = 0; c < SL_RREL_COUNT; c++)
-			s->wk_class[c] += w->class_prev[c];
-		for (int c = 0; c < SL_TS_COUNT; c++)
-			s->wk_state[c] += w->target_state[c];
-		s->wakeups_new += w->wakeups_new;
-		s->missed_idle += w->missed_idle;
-		s->missed_smt += w->missed_smt;
-		s->stacked += w->stacked;
-		s->migrations += w->migrations;
-		s->switches += w->switches;
-		s->preempt_wakeup += w->preempt_wakeup;
-		s->preempt_tick += w->preempt_tick;
-		s->same_group += w->preempt_same_group;
-		s->lhp += w->lhp_count;
-		s->lhp_cost_ns += w->lhp_cost_ns;
-		s->hub += w->hub_preemptions;
-		s->spin_lhp += w->spin_count;
-		s->spin_cost_ns += w->spin_cost_ns;
+		for (int i = 0; i < SL_WIN_NR; i++)
+			s->counter[i] += SL_WIN_CVALUE(w, i);
 		s->windows++;
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -148,10 +130,6 @@ void sl_prom_set_process(struct sl_prom *p, const char *kernel, const struct sl_
 	p->proc = *proc;
 	pthread_mutex_unlock(&p->lock);
 }
-
-static const char *const rel_names[SL_RREL_COUNT] = { "same",	 "smt",	   "llc",
-						      "package", "remote", "unknown" };
-static const char *const state_names[SL_TS_COUNT] = { "idle", "busy", "claimed", "unknown" };
 
 static void family(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -173,78 +151,47 @@ static void labels(FILE *f, const struct sl_prom *p, const struct series *s, con
 	fputc('}', f);
 }
 
-#define SIMPLE_COUNTER(field, name, help)                                              \
-	do {                                                                           \
-		family(f, name, "counter", help);                                      \
-		for (int i = 0; i < p->nr_series; i++) {                               \
-			fputs(name, f);                                                \
-			labels(f, p, &p->series[i], NULL, NULL);                       \
-			fprintf(f, " %llu\n", (unsigned long long)p->series[i].field); \
-		}                                                                      \
-	} while (0)
+/* A counter's value: counts as integers, times in ns as seconds. */
+static void print_counter(FILE *f, const struct sl_window_counter *c, uint64_t v)
+{
+	size_t len = strlen(c->column);
 
+	if (len > 3 && !strcmp(c->column + len - 3, "_ns"))
+		fprintf(f, " %.9f\n", v / 1e9);
+	else
+		fprintf(f, " %llu\n", (unsigned long long)v);
+}
+
+/* The window counters with a Prometheus name; consecutive ones of a name are one family. */
 static void render_counters(FILE *f, struct sl_prom *p)
 {
-	family(f, "schedlens_wakeups_total", "counter",
-	       "Wakeups by placement class: relation of the chosen CPU to the task's previous "
-	       "CPU (group \"*\" is every task).");
-	for (int i = 0; i < p->nr_series; i++)
-		for (int c = 0; c < SL_RREL_COUNT; c++) {
-			fputs("schedlens_wakeups_total", f);
-			labels(f, p, &p->series[i], "class", rel_names[c]);
-			fprintf(f, " %llu\n", (unsigned long long)p->series[i].wk_class[c]);
-		}
-	family(f, "schedlens_wakeup_target_total", "counter",
-	       "Wakeups by the state of the chosen CPU (claimed: another wakee was pending).");
-	for (int i = 0; i < p->nr_series; i++)
-		for (int c = 0; c < SL_TS_COUNT; c++) {
-			fputs("schedlens_wakeup_target_total", f);
-			labels(f, p, &p->series[i], "state", state_names[c]);
-			fprintf(f, " %llu\n", (unsigned long long)p->series[i].wk_state[c]);
-		}
-	SIMPLE_COUNTER(missed_idle, "schedlens_missed_idle_total",
-		       "Wakeups placed on a busy or claimed CPU while its LLC had an idle one.");
-	SIMPLE_COUNTER(missed_smt, "schedlens_missed_smt_total",
-		       "Wakeups placed on a busy CPU beside an idle SMT sibling.");
-	SIMPLE_COUNTER(stacked, "schedlens_stacked_total",
-		       "Wakeups onto a CPU another wakee had already claimed.");
-	SIMPLE_COUNTER(migrations, "schedlens_migrations_total", "Task migrations.");
-	SIMPLE_COUNTER(switches, "schedlens_switches_total", "Context switches (switch-outs).");
-	family(f, "schedlens_preemptions_total", "counter",
-	       "Preemptions of still-runnable tasks by cause (wakeup or tick).");
-	for (int i = 0; i < p->nr_series; i++) {
-		fputs("schedlens_preemptions_total", f);
-		labels(f, p, &p->series[i], "cause", "wakeup");
-		fprintf(f, " %llu\n", (unsigned long long)p->series[i].preempt_wakeup);
-		fputs("schedlens_preemptions_total", f);
-		labels(f, p, &p->series[i], "cause", "tick");
-		fprintf(f, " %llu\n", (unsigned long long)p->series[i].preempt_tick);
+	int end;
+
+	for (int first = 0; first < SL_WIN_NR; first = end) {
+		const struct sl_window_counter *c = &sl_window_counters[first];
+
+		end = first + 1;
+		if (!c->prom)
+			continue;
+		while (end < SL_WIN_NR && sl_window_counters[end].prom &&
+		       !strcmp(sl_window_counters[end].prom, c->prom))
+			end++;
+		family(f, c->prom, "counter", c->prom_help);
+		for (int i = 0; i < p->nr_series; i++)
+			for (int k = first; k < end; k++) {
+				const struct sl_window_counter *e = &sl_window_counters[k];
+
+				fputs(e->prom, f);
+				labels(f, p, &p->series[i], e->prom_key, e->prom_value);
+				print_counter(f, e, p->series[i].counter[k]);
+			}
 	}
-	SIMPLE_COUNTER(same_group, "schedlens_same_group_preemptions_total",
-		       "Preemptions where the preemptor was in the victim's group.");
-	SIMPLE_COUNTER(
-		lhp, "schedlens_lhp_total",
-		"Lock-holder preemptions: the victim released same-group waiters on resuming.");
-	family(f, "schedlens_lhp_cost_seconds_total", "counter",
-	       "Waiter time added by lock-holder preemptions.");
+	family(f, "schedlens_windows_total", "counter", "Analysis windows emitted.");
 	for (int i = 0; i < p->nr_series; i++) {
-		fputs("schedlens_lhp_cost_seconds_total", f);
+		fputs("schedlens_windows_total", f);
 		labels(f, p, &p->series[i], NULL, NULL);
-		fprintf(f, " %.9f\n", p->series[i].lhp_cost_ns / 1e9);
+		fprintf(f, " %llu\n", (unsigned long long)p->series[i].windows);
 	}
-	SIMPLE_COUNTER(hub, "schedlens_hub_preemptions_total",
-		       "Preemptions of hub tasks (tasks that wake many of their group).");
-	SIMPLE_COUNTER(spin_lhp, "schedlens_spin_lhp_total",
-		       "Lock-holder preemptions with spinning waiters: same-group tasks backing "
-		       "off by timer while the victim was off-CPU.");
-	family(f, "schedlens_spin_lhp_cost_seconds_total", "counter",
-	       "Spinning waiters' time added by lock-holder preemptions.");
-	for (int i = 0; i < p->nr_series; i++) {
-		fputs("schedlens_spin_lhp_cost_seconds_total", f);
-		labels(f, p, &p->series[i], NULL, NULL);
-		fprintf(f, " %.9f\n", p->series[i].spin_cost_ns / 1e9);
-	}
-	SIMPLE_COUNTER(windows, "schedlens_windows_total", "Analysis windows emitted.");
 }
 
 static void render_process(FILE *f, struct sl_prom *p)

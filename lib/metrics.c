@@ -13,21 +13,32 @@
 
 #include "metrics.h"
 
-#define SHARE(n, nu, de, pol, fl, t)                                               \
-	{                                                                          \
-		.name = n, .kind = SL_MK_SHARE, .num = nu, .den = de, .unit = "%", \
-		.polarity = pol, .floor = fl, .min_den = 200, .text = t            \
+/* The optional last argument of a row: PRIMARY or HEADLINE (metrics.h). */
+#define SHARE(n, nu, de, pol, fl, t, ...)                                            \
+	{                                                                            \
+		.name = n, .kind = SL_MK_SHARE, .num = nu, .den = de, .unit = "%",   \
+		.polarity = pol, .floor = fl, .min_den = 200, .text = t, __VA_ARGS__ \
 	}
-#define RATE(n, nu, sc, u, pol, fl, ps, t)                                                         \
-	{                                                                                          \
-		.name = n, .kind = SL_MK_RATE, .num = nu, .den = SL_WC_DUR_NS, .scale = sc,        \
-		.unit = u, .polarity = pol, .floor = fl, .per_switch = ps, .min_den = 0, .text = t \
+#define RATE(n, nu, sc, u, pol, fl, ps, t, ...)                                             \
+	{                                                                                   \
+		.name = n, .kind = SL_MK_RATE, .num = nu, .den = SL_WC_DUR_NS, .scale = sc, \
+		.unit = u, .polarity = pol, .floor = fl, .per_switch = ps, .min_den = 0,    \
+		.text = t, __VA_ARGS__                                                      \
 	}
-#define QUANT(n, qq, fl, t)                                                                       \
+#define QUANT(n, qq, fl, t, ...)                                                                  \
 	{                                                                                         \
 		.name = n, .kind = SL_MK_QUANTILE, .den = SL_WC_LAT_COUNT, .q = qq, .unit = "us", \
-		.polarity = SL_MPOL_WORSE_UP, .floor = fl, .min_den = 200, .text = t              \
+		.polarity = SL_MPOL_WORSE_UP, .floor = fl, .min_den = 200, .text = t, __VA_ARGS__ \
 	}
+/*
+ * PRIMARY: the small primary (Holm) family, one headline metric per question the product
+ * answers (idle CPUs missed, placement relative to the waker, latency, preemption,
+ * lock-holder preemption); near-duplicates (policy_affine_share measures almost what
+ * waker_same_share does) stay secondary (FDR). HEADLINE: secondary, but shown beside them
+ * without --all. Both are the dashboard's headline metrics.
+ */
+#define PRIMARY .primary = true, .headline = true
+#define HEADLINE .headline = true
 
 #define UP SL_MPOL_WORSE_UP
 #define NEUTRAL SL_MPOL_NEUTRAL
@@ -36,7 +47,8 @@ const struct sl_metric sl_metrics[] = {
 	/* target-CPU choice */
 	SHARE("missed_idle_rate", SL_WC_MISSED_IDLE, SL_WC_KNOWN_STATE, UP, 2.0,
 	      "wakeups of {g} landed on a busy CPU while an idle CPU sat in the same LLC in {v} "
-	      "of wakeups"),
+	      "of wakeups",
+	      PRIMARY),
 	SHARE("missed_smt_rate", SL_WC_MISSED_SMT, SL_WC_KNOWN_STATE, UP, 2.0,
 	      "wakeups of {g} landed on a busy CPU while its SMT sibling was idle in {v} of "
 	      "wakeups"),
@@ -54,7 +66,7 @@ const struct sl_metric sl_metrics[] = {
 	SHARE("prev_remote_share", SL_WC_PREV_REMOTE, SL_WC_PREV_KNOWN, NEUTRAL, 2.0,
 	      "{v} of wakeups of {g} were placed on another package than the previous CPU's"),
 	SHARE("waker_same_share", SL_WC_WAKER_SAME, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
-	      "{v} of wakeups of {g} were placed on the waker's CPU"),
+	      "{v} of wakeups of {g} were placed on the waker's CPU", PRIMARY),
 	SHARE("waker_smt_share", SL_WC_WAKER_SMT, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
 	      "{v} of wakeups of {g} were placed on the SMT sibling of the waker's CPU"),
 	SHARE("waker_llc_share", SL_WC_WAKER_LLC, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
@@ -63,11 +75,12 @@ const struct sl_metric sl_metrics[] = {
 	      "{v} of wakeups of {g} were placed in another LLC of the waker's package"),
 	SHARE("waker_remote_share", SL_WC_WAKER_REMOTE, SL_WC_WAKER_KNOWN, NEUTRAL, 2.0,
 	      "{v} of wakeups of {g} were placed on another package than the waker's"),
-	QUANT("latency_p50", 0.5, 5.0, "the median wakeup latency of {g} was {v}"),
-	QUANT("latency_p99", 0.99, 50.0, "the 99th-percentile wakeup latency of {g} was {v}"),
+	QUANT("latency_p50", 0.5, 5.0, "the median wakeup latency of {g} was {v}", PRIMARY),
+	QUANT("latency_p99", 0.99, 50.0, "the 99th-percentile wakeup latency of {g} was {v}",
+	      HEADLINE),
 	/* preemption and lock-holder preemption */
 	SHARE("preempt_share", SL_WC_PREEMPT_ALL, SL_WC_SWITCHES, UP, 2.0,
-	      "{v} of the switch-outs of {g} were preemptions of a still runnable task"),
+	      "{v} of the switch-outs of {g} were preemptions of a still runnable task", PRIMARY),
 	RATE("preempt_wakeup_rate", SL_WC_PREEMPT_WAKEUP, 1, "/s", UP, 1.0, 0.02,
 	     "preemptions of {g} by woken tasks ran at {v}"),
 	RATE("preempt_tick_rate", SL_WC_PREEMPT_TICK, 1, "/s", UP, 1.0, 0.02,
@@ -77,7 +90,7 @@ const struct sl_metric sl_metrics[] = {
 	RATE("lhp_rate", SL_WC_LHP_COUNT, 1, "/s", UP, 0.1, 0.0005,
 	     "preemptions of lock holders of {g} while others waited on them ran at {v}"),
 	RATE("lhp_cost", SL_WC_LHP_COST_NS, 1e-6, "ms/s", UP, 0.5, 0,
-	     "preempted lock holders of {g} kept their waiters waiting {v}"),
+	     "preempted lock holders of {g} kept their waiters waiting {v}", PRIMARY),
 	RATE("hub_preempt_rate", SL_WC_HUB_PREEMPT, 1, "/s", UP, 0.1, 0.0005,
 	     "preemptions of hubs of {g} (tasks that wake many others) ran at {v}"),
 	RATE("spin_lhp_rate", SL_WC_SPIN_COUNT, 1, "/s", UP, 0.1, 0.0005,
@@ -105,19 +118,9 @@ const struct sl_metric sl_metrics[] = {
 
 const size_t sl_nr_metrics = sizeof(sl_metrics) / sizeof(sl_metrics[0]);
 
-/* The primary family: one headline metric per question the product answers (idle CPUs
- * missed, placement relative to the waker, latency, preemption, lock-holder preemption).
- * Near-duplicates (policy_affine_share measures almost what waker_same_share does) stay
- * secondary. */
-static const char *const primary_names[] = { "missed_idle_rate", "waker_same_share", "latency_p50",
-					     "preempt_share",	 "lhp_cost",	     NULL };
-
 bool sl_metric_primary(const struct sl_metric *m)
 {
-	for (int i = 0; primary_names[i]; i++)
-		if (!strcmp(m->name, primary_names[i]))
-			return true;
-	return false;
+	return m->primary;
 }
 
 const struct sl_metric *sl_metric_find(const char *name)
@@ -147,39 +150,51 @@ const char *sl_polarity_name(enum sl_polarity p)
 	}
 }
 
+/* The metric columns that are sums of a range of counters, and the range. */
+static const struct {
+	enum sl_wcol col, first, last;
+} sums[] = {
+	{ SL_WC_KNOWN_STATE, SL_WC_STATE_IDLE, SL_WC_STATE_CLAIMED },
+	{ SL_WC_PREV_KNOWN, SL_WC_PREV_SAME, SL_WC_PREV_REMOTE },
+	{ SL_WC_WAKER_KNOWN, SL_WC_WAKER_SAME, SL_WC_WAKER_REMOTE },
+	{ SL_WC_PREEMPT_ALL, SL_WC_PREEMPT_WAKEUP, SL_WC_PREEMPT_TICK },
+};
+
 void sl_metrics_columns(const struct sl_window_rec *w, double *c)
 {
 	c[SL_WC_DUR_NS] = (double)w->dur_ns;
-	c[SL_WC_WAKEUPS] = (double)w->wakeups;
-	c[SL_WC_KNOWN_STATE] = (double)(w->target_state[SL_TS_IDLE] + w->target_state[SL_TS_BUSY] +
-					w->target_state[SL_TS_CLAIMED]);
-	c[SL_WC_PREV_KNOWN] = 0;
-	c[SL_WC_WAKER_KNOWN] = 0;
-	for (int r = SL_RREL_SAME; r <= SL_RREL_REMOTE; r++) {
-		c[SL_WC_PREV_SAME + r] = (double)w->class_prev[r];
-		c[SL_WC_WAKER_SAME + r] = (double)w->class_waker[r];
-		c[SL_WC_PREV_KNOWN] += (double)w->class_prev[r];
-		c[SL_WC_WAKER_KNOWN] += (double)w->class_waker[r];
+	for (int i = 0; i < SL_WIN_NR; i++)
+		c[SL_WC_EVENTS + i] = (double)SL_WIN_CVALUE(w, i);
+	for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++) {
+		c[sums[k].col] = 0;
+		for (int i = sums[k].first; i <= (int)sums[k].last; i++)
+			c[sums[k].col] += c[i];
 	}
-	c[SL_WC_MISSED_IDLE] = (double)w->missed_idle;
-	c[SL_WC_MISSED_SMT] = (double)w->missed_smt;
-	c[SL_WC_STACKED] = (double)w->stacked;
-	c[SL_WC_MIGRATIONS] = (double)w->migrations;
-	c[SL_WC_SWITCHES] = (double)w->switches;
-	c[SL_WC_PREEMPT_WAKEUP] = (double)w->preempt_wakeup;
-	c[SL_WC_PREEMPT_TICK] = (double)w->preempt_tick;
-	c[SL_WC_PREEMPT_ALL] = (double)(w->preempt_wakeup + w->preempt_tick);
-	c[SL_WC_PREEMPT_SAME] = (double)w->preempt_same_group;
-	c[SL_WC_LHP_COUNT] = (double)w->lhp_count;
-	c[SL_WC_LHP_COST_NS] = (double)w->lhp_cost_ns;
-	c[SL_WC_HUB_PREEMPT] = (double)w->hub_preemptions;
-	c[SL_WC_SPIN_COUNT] = (double)w->spin_count;
-	c[SL_WC_SPIN_COST_NS] = (double)w->spin_cost_ns;
-	c[SL_WC_POLICY_KNOWN] = (double)w->policy_known;
-	for (int p = 0; p < SL_POL_COUNT; p++)
-		c[SL_WC_POL_PREV_IDLE + p] = (double)w->policy_agree[p];
 	c[SL_WC_LAT_COUNT] = (double)w->latency.total;
 }
+
+size_t sl_wcol_columns(enum sl_wcol col, const char **ret_cols, size_t max)
+{
+	size_t n = 0;
+
+	if (col == SL_WC_DUR_NS || col == SL_WC_LAT_COUNT) {
+		if (max)
+			ret_cols[n++] = col == SL_WC_DUR_NS ? "dur_ns" : "lat_count";
+		return n;
+	}
+	if (col >= SL_WC_EVENTS && col < SL_WC_EVENTS + SL_WIN_NR) {
+		if (max)
+			ret_cols[n++] = sl_window_counters[col - SL_WC_EVENTS].column;
+		return n;
+	}
+	for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
+		if (sums[k].col == col)
+			for (int i = sums[k].first; i <= (int)sums[k].last && n < max; i++)
+				ret_cols[n++] = sl_window_counters[i - SL_WC_EVENTS].column;
+	return n;
+}
+
+_Static_assert(SL_WC_KNOWN_STATE == SL_WC_EVENTS + SL_WIN_NR, "one SL_WC_ per counter");
 
 double sl_metric_value(const struct sl_metric *m, const double *s, const struct sl_hist *lat)
 {

@@ -15,43 +15,20 @@
 
 #include "records.h"
 
+#define SL_WC_ID(f, ID, doc, prom) SL_WC_##ID,
+#define SL_WC_ID_E(idx, sfx, SFX, PREFIX) SL_WC_##PREFIX##_##SFX,
+#define SL_WC_ID_A(f, n, NAMES, prefix, PREFIX, doc, prom) NAMES(SL_WC_ID_E, PREFIX)
+
 /* Per-window columns the metrics are built from, summed over windows (never averaged). */
 enum sl_wcol {
 	SL_WC_DUR_NS,
-	SL_WC_WAKEUPS,
+	/* every window counter in window-counters.h's order: SL_WC_EVENTS ... SL_WC_SPIN_COST_NS */
+	SL_WINDOW_COUNTERS(SL_WC_ID, SL_WC_ID_A)
+	/* sums of consecutive counters (sums[] in metrics.c) */
 	SL_WC_KNOWN_STATE, /* target state idle + busy + claimed */
 	SL_WC_PREV_KNOWN, /* class_prev not unknown */
-	SL_WC_PREV_SAME,
-	SL_WC_PREV_SMT,
-	SL_WC_PREV_LLC,
-	SL_WC_PREV_PACKAGE,
-	SL_WC_PREV_REMOTE,
 	SL_WC_WAKER_KNOWN,
-	SL_WC_WAKER_SAME,
-	SL_WC_WAKER_SMT,
-	SL_WC_WAKER_LLC,
-	SL_WC_WAKER_PACKAGE,
-	SL_WC_WAKER_REMOTE,
-	SL_WC_MISSED_IDLE,
-	SL_WC_MISSED_SMT,
-	SL_WC_STACKED,
-	SL_WC_MIGRATIONS,
-	SL_WC_SWITCHES,
-	SL_WC_PREEMPT_WAKEUP,
-	SL_WC_PREEMPT_TICK,
-	SL_WC_PREEMPT_ALL,
-	SL_WC_PREEMPT_SAME,
-	SL_WC_LHP_COUNT,
-	SL_WC_LHP_COST_NS,
-	SL_WC_HUB_PREEMPT,
-	SL_WC_SPIN_COUNT,
-	SL_WC_SPIN_COST_NS,
-	SL_WC_POLICY_KNOWN,
-	SL_WC_POL_PREV_IDLE,
-	SL_WC_POL_AFFINE,
-	SL_WC_POL_LLC_SCAN,
-	SL_WC_POL_BUDDY,
-	SL_WC_POL_SMT_FIRST,
+	SL_WC_PREEMPT_ALL, /* preempt_wakeup + preempt_tick */
 	SL_WC_LAT_COUNT,
 	SL_WC_COUNT
 };
@@ -86,6 +63,8 @@ struct sl_metric {
 	double min_den; /* fewer than this (den summed per side) is insufficient data */
 	/* The finding's sentence: "{g}" becomes the group phrase, "{v}" the candidate value. */
 	const char *text;
+	bool primary; /* in the primary (Holm) family; else secondary (FDR) */
+	bool headline; /* shown without asking for all: diff's summary, the dashboard */
 };
 
 extern const struct sl_metric sl_metrics[];
@@ -108,6 +87,13 @@ const char *sl_polarity_name(enum sl_polarity p);
 
 /* Fills cols[SL_WC_COUNT] from one window row. */
 void sl_metrics_columns(const struct sl_window_rec *w, double *cols);
+
+/*
+ * The windows columns whose sum is metric column col ("missed_idle"; "state_idle",
+ * "state_busy", "state_claimed" for SL_WC_KNOWN_STATE): up to max of them in ret_cols
+ * (static strings); returns how many.
+ */
+size_t sl_wcol_columns(enum sl_wcol col, const char **ret_cols, size_t max);
 
 /*
  * The metric's value from summed columns (and, for quantiles, a latency histogram),

@@ -5,7 +5,8 @@
  * lock-holder cost), one per task, the per-window, per-group aggregates and the per-minute,
  * per-CPU wakeup counts. The engine (the session, for the counts) fills them, the store
  * writes them (schema/0001-core.sql and 0005-cpu-counts.sql have one table per struct and
- * schema/README.md documents every column). Plain values, no pointers, so the writer's
+ * schema/README.md documents every column; the window counters are listed in
+ * window-counters.h). Plain values, no pointers, so the writer's
  * queue can copy them. Times are nanoseconds of the run's trace clock unless named *_wall.
  */
 #ifndef SL_RECORDS_H
@@ -15,6 +16,7 @@
 
 #include "event.h"
 #include "hist.h"
+#include "window-counters.h"
 
 /* "Unknown" for any CPU or pid field: stored as SQL NULL. */
 #define SL_REC_NONE (-1)
@@ -142,28 +144,8 @@ struct sl_window_rec {
 	uint64_t start_ns;
 	uint64_t dur_ns;
 	char grp[SL_GROUP_LEN]; /* SL_GROUP_ALL or a group name */
-	uint64_t events; /* source events in the window (all groups): the storage unit */
-	uint64_t wakeups; /* sched_wakeup + sched_wakeup_new of the group's tasks */
-	uint64_t wakeups_new;
-	uint64_t class_prev[SL_RREL_COUNT];
-	uint64_t class_waker[SL_RREL_COUNT];
-	uint64_t target_state[SL_TS_COUNT];
-	uint64_t missed_idle;
-	uint64_t missed_smt;
-	uint64_t stacked; /* wakeups onto a claimed CPU */
-	uint64_t migrations;
-	uint64_t switches;
-	uint64_t preempt_wakeup; /* preemptions by cause */
-	uint64_t preempt_tick;
-	uint64_t preempt_same_group;
-	uint64_t lhp_count; /* preemptions with at least one waiter */
-	uint64_t lhp_cost_ns;
-	uint64_t hub_preemptions;
-	uint64_t spin_count; /* preemptions with at least one spinner */
-	uint64_t spin_cost_ns;
-	uint64_t lost_events;
-	uint64_t policy_known; /* wakeups whose fingerprint could be computed */
-	uint64_t policy_agree[SL_POL_COUNT]; /* ... and agreed with policy n */
+	/* the counters: window-counters.h lists them and says what each counts */
+	SL_WINDOW_COUNTERS(SL_WIN_FIELD, SL_WIN_FIELD_A)
 	struct sl_hist latency; /* wakeup latency */
 };
 

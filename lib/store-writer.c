@@ -107,25 +107,16 @@ static const char *const insert_sql[SL_ROW_TYPES] = {
 	[SL_ROW_TASK] = "INSERT INTO tasks (run_id, pid, tgid, comm, grp, first_ns) "
 			"VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, pid) DO UPDATE SET "
 			"tgid = excluded.tgid, comm = excluded.comm, grp = excluded.grp",
-	[SL_ROW_WINDOW] = "INSERT INTO windows (run_id, grp, start_ns, dur_ns, events, wakeups, "
-			  "wakeups_new, prev_same, prev_smt, prev_llc, prev_package, prev_remote, "
-			  "prev_unknown, waker_same, waker_smt, waker_llc, waker_package, "
-			  "waker_remote, waker_unknown, state_idle, state_busy, state_claimed, "
-			  "state_unknown, missed_idle, missed_smt, stacked, migrations, switches, "
-			  "preempt_wakeup, preempt_tick, preempt_same_group, lhp_count, "
-			  "lhp_cost_ns, hub_preemptions, lost_events, policy_known, pol_prev_idle, "
-			  "pol_affine, pol_llc_scan, pol_buddy, pol_smt_first, lat_count, "
-			  "lat_p50_ns, lat_p99_ns, lat_hist, spin_count, spin_cost_ns) VALUES (?, "
-			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	/* the counters' columns come from window-counters.h; the latency's follow */
+	[SL_ROW_WINDOW] =
+		"INSERT INTO windows (run_id, grp, start_ns, dur_ns" SL_WINDOW_COLUMNS
+		", lat_count, lat_p50_ns, lat_p99_ns, lat_hist) VALUES (?, ?, ?, ?" SL_WINDOW_PARAMS
+		", ?, ?, ?, ?)",
 	[SL_ROW_FACT] = "INSERT INTO sched_facts (run_id, ts_ns, seq, cpu, kind, common_pid, pid, "
 			"arg1, arg2, arg3, txt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_CPU_COUNT] = "INSERT INTO cpu_counts (run_id, start_ns, dur_ns, cpu, wakeups, "
 			     "busy, idle, missed_idle) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 };
-
-_Static_assert(SL_POL_COUNT == 5, "windows has five pol_* columns");
-_Static_assert(SL_RREL_COUNT == 6 && SL_TS_COUNT == 4, "windows column counts");
 
 static uint64_t now_mono_ms(void)
 {
@@ -403,30 +394,8 @@ static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t
 				  SQLITE_STATIC);
 		sqlite3_bind_int64(st, c++, (int64_t)r->start_ns);
 		sqlite3_bind_int64(st, c++, (int64_t)r->dur_ns);
-		sqlite3_bind_int64(st, c++, (int64_t)r->events);
-		sqlite3_bind_int64(st, c++, (int64_t)r->wakeups);
-		sqlite3_bind_int64(st, c++, (int64_t)r->wakeups_new);
-		for (int i = 0; i < SL_RREL_COUNT; i++)
-			sqlite3_bind_int64(st, c++, (int64_t)r->class_prev[i]);
-		for (int i = 0; i < SL_RREL_COUNT; i++)
-			sqlite3_bind_int64(st, c++, (int64_t)r->class_waker[i]);
-		for (int i = 0; i < SL_TS_COUNT; i++)
-			sqlite3_bind_int64(st, c++, (int64_t)r->target_state[i]);
-		sqlite3_bind_int64(st, c++, (int64_t)r->missed_idle);
-		sqlite3_bind_int64(st, c++, (int64_t)r->missed_smt);
-		sqlite3_bind_int64(st, c++, (int64_t)r->stacked);
-		sqlite3_bind_int64(st, c++, (int64_t)r->migrations);
-		sqlite3_bind_int64(st, c++, (int64_t)r->switches);
-		sqlite3_bind_int64(st, c++, (int64_t)r->preempt_wakeup);
-		sqlite3_bind_int64(st, c++, (int64_t)r->preempt_tick);
-		sqlite3_bind_int64(st, c++, (int64_t)r->preempt_same_group);
-		sqlite3_bind_int64(st, c++, (int64_t)r->lhp_count);
-		sqlite3_bind_int64(st, c++, (int64_t)r->lhp_cost_ns);
-		sqlite3_bind_int64(st, c++, (int64_t)r->hub_preemptions);
-		sqlite3_bind_int64(st, c++, (int64_t)r->lost_events);
-		sqlite3_bind_int64(st, c++, (int64_t)r->policy_known);
-		for (int i = 0; i < SL_POL_COUNT; i++)
-			sqlite3_bind_int64(st, c++, (int64_t)r->policy_agree[i]);
+		for (int i = 0; i < SL_WIN_NR; i++)
+			sqlite3_bind_int64(st, c++, (int64_t)SL_WIN_CVALUE(r, i));
 		sqlite3_bind_int64(st, c++, (int64_t)h->total);
 		if (h->total) {
 			sqlite3_bind_int64(st, c++, (int64_t)sl_hist_quantile_ns(h, 0.5));
@@ -436,8 +405,6 @@ static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t
 			sqlite3_bind_null(st, c++);
 		}
 		sqlite3_bind_blob(st, c++, blob, (int)sl_hist_encode(h, blob), SQLITE_STATIC);
-		sqlite3_bind_int64(st, c++, (int64_t)r->spin_count);
-		sqlite3_bind_int64(st, c++, (int64_t)r->spin_cost_ns);
 		return (int64_t)r->start_ns;
 	}
 	}

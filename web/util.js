@@ -149,6 +149,27 @@ window.SL.views = window.SL.views || {};
     if (!statusOnce) statusOnce = SL.api('status', {}, signal).catch((e) => { statusOnce = null; throw e; });
     return statusOnce;
   };
+  // The comparison's metric table (/api/v1/metrics, lib/metrics.c) once per page load, by
+  // name: every metric value shown is computed from it, so it divides by what diff does.
+  let metricsOnce = null;
+  SL.metricTable = function metricTable(signal) {
+    if (!metricsOnce) {
+      metricsOnce = SL.api('metrics', {}, signal)
+        .then((b) => Object.fromEntries(b.metrics.map((m) => [m.name, m])))
+        .catch((e) => { metricsOnce = null; throw e; });
+    }
+    return metricsOnce;
+  };
+  // Metric m's value from summed window columns, get(column) -> number (quantiles: null).
+  SL.metricValue = function metricValue(m, get) {
+    const add = (cols) => cols.reduce((a, k) => a + (get(k) || 0), 0);
+    if (m.kind === 'share') return SL.ratioPct(add(m.num), add(m.den));
+    if (m.kind === 'rate') {
+      const s = add(m.den) / 1e9;
+      return s > 0 ? (add(m.num) * m.scale) / s : null;
+    }
+    return null;
+  };
   SL.ApiError = class ApiError extends Error {
     constructor(url, status, msg) {
       super(msg);

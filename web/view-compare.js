@@ -131,9 +131,10 @@
         for (const cls of ['prev', 'waker'])
           for (const s of SIDES)
             rows.push({ label: `${s} · class_${cls}`, parts: Object.fromEntries(SL.RELATIONS.map((k) => [k, agg[s][cls + '_' + k] || 0])) });
-        const known = (s) => (agg[s].state_idle || 0) + (agg[s].state_busy || 0) + (agg[s].state_claimed || 0);
+        const M = await SL.metricTable(signal);
+        const missed = (s) => SL.metricValue(M.missed_idle_rate, (k) => agg[s][k]);
         return [SL.stackedBars(rows, SL.RELATIONS, SL.REL_COLOURS, { title: 'placement mix', left: 170 }),
-          h('p', {}, SIDES.map((s) => h('span', { class: 'stat' }, `${s}: missed idle ${SL.pct(SL.ratioPct(agg[s].missed_idle || 0, known(s)))} of ${SL.si(agg[s].wakeups)} wakeups`)))];
+          h('p', {}, SIDES.map((s) => h('span', { class: 'stat' }, `${s}: missed idle ${SL.pct(missed(s))} of ${SL.si(agg[s].wakeups)} wakeups`)))];
       }).then(() => SL.section(polBox, 'fingerprint', async () => {
         const agg = SL.lastPlacement;
         const rows = SL.POLICIES.map((p) => [p, SIDES.map((s) => SL.ratioPct(agg[s]['pol_' + p] || 0, agg[s].policy_known || 0))]);
@@ -152,9 +153,11 @@
           win[r.id] = (await SL.api(`runs/${r.id}/windows`, { group, limit: 20000, step }, signal)).windows || [];
         })));
         const mk = (f) => SIDES.flatMap((s) => runs[s].map((r) => ({ name: `${s} #${r.id}`, colour: SL.SIDE_COLOURS[s], dash: s === 'candidate', points: series(win[r.id], f) })));
-        const missed = mk((c) => SL.ratioPct(sum(c, 'missed_idle'), sum(c, 'state_idle') + sum(c, 'state_busy') + sum(c, 'state_claimed')));
+        const M = await SL.metricTable(signal);
+        const metric = (name) => (c) => SL.metricValue(M[name], (k) => sum(c, k));
+        const missed = mk(metric('missed_idle_rate'));
         const pre = mk((c) => (sum(c, 'preempt_wakeup') + sum(c, 'preempt_tick')) / secs(c));
-        const lhp = mk((c) => sum(c, 'lhp_cost_ns') / 1e6 / secs(c));
+        const lhp = mk(metric('lhp_cost'));
         return h('div', { class: 'grid3' },
           SL.lineChart(missed, { yLabel: 'missed-idle rate (% of wakeups)', yFmt: (v) => v.toFixed(0) + '%', title: 'missed idle over time' }),
           SL.lineChart(pre, { yLabel: 'preemptions per second', title: 'preemptions over time' }),

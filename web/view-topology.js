@@ -6,10 +6,14 @@
 'use strict';
 (function (SL) {
   const h = SL.h, s = SL.svg;
+  // cpus rows count busy (claimed included) and idle targets: their sum is missed_idle_rate's
+  // denominator (known-state wakeups), so a CPU shows what `schedlens diff` would
+  const missedPct = (c) => SL.ratioPct(c.missed_idle, c.busy + c.idle);
   const METRICS = {
     wakeups: { label: 'wakeups landed', value: (c) => c.wakeups, fmt: (v) => SL.si(v) },
     busy: { label: 'busy-target share', value: (c) => (c.wakeups ? (100 * c.busy) / c.wakeups : null), fmt: (v) => SL.pct(v) },
-    missed: { label: 'missed-idle share', value: (c) => (c.wakeups ? (100 * c.missed_idle) / c.wakeups : null), fmt: (v) => SL.pct(v) },
+    // of wakeups whose target's state was known (busy, claimed or idle), as missed_idle_rate
+    missed: { label: 'missed-idle share', value: (c) => missedPct(c), fmt: (v) => SL.pct(v) },
   };
 
   function heatmap(cpus, metric) {
@@ -44,7 +48,7 @@
             const dark = norm(v) !== null && norm(v) > 0.6;
             const info = `CPU ${c.cpu} · package ${c.package} · LLC ${c.llc} · core ${c.core}` +
               `<br>wakeups landed ${SL.num(c.wakeups)} · busy target ${SL.pct(SL.ratioPct(c.busy, c.wakeups))}` +
-              ` · missed idle ${SL.pct(SL.ratioPct(c.missed_idle, c.wakeups))}`;
+              ` · missed idle ${SL.pct(missedPct(c))}`;
             const g = s('g', { class: 'cpu-cell', 'data-cpu': c.cpu, tabindex: 0, role: 'img',
               'aria-label': `CPU ${c.cpu}: ${m.label} ${m.fmt(v)}` },
             s('rect', { x, y: 18 + row * (cell + pad), width: cell, height: cell, rx: 3, fill }),

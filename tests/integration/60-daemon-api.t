@@ -110,6 +110,9 @@ check preemptions preemptions "$base/api/v1/runs/$run/preemptions?limit=5"
 check findings findings "$base/api/v1/findings"
 check topology topology "$base/api/v1/topology"
 ntopo=$(jq1 'len(d["topology"]["cpus"])')
+check "metric table" metrics "$base/api/v1/metrics"
+ok "metric table: missed_idle_rate divides by known-state wakeups" \
+	'[ "$(jq1 "[m[\"den\"] for m in d[\"metrics\"] if m[\"name\"] == \"missed_idle_rate\"][0]")" = "['"'state_idle', 'state_busy', 'state_claimed'"']" ]'
 check "wakeups per CPU" cpus "$base/api/v1/runs/$run/cpus"
 ok "cpus: one entry per CPU of the topology ($ntopo)" '[ "$(jq1 "len(d[\"cpus\"])")" = "$ntopo" ]'
 check "wakeups per CPU in a time range" cpus "$base/api/v1/runs/$run/cpus?from=0&to=999999999999999999"
