@@ -291,8 +291,8 @@ int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t
 		     "SUM(preempt_wakeup) AS preempt_wakeup, SUM(preempt_tick) AS preempt_tick, "
 		     "SUM(preempt_same_group) AS same_group, SUM(lhp_count) AS lhp, "
 		     "SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(hub_preemptions) AS hub_preemptions, "
-		     "SUM(spin_count) AS spin_lhp, SUM(spin_cost_ns) AS spin_cost_ns "
-		     "FROM windows WHERE run_id = ?1 GROUP BY grp "
+		     "SUM(spin_count) AS spin_lhp, SUM(spin_cost_ns) AS spin_cost_ns, "
+		     "SUM(dur_ns) AS dur_ns FROM windows WHERE run_id = ?1 GROUP BY grp "
 		     "ORDER BY (grp <> '*'), SUM(preempt_wakeup + preempt_tick) DESC",
 		     run_id, 0, &groups)))
 		return err;

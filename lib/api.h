@@ -68,7 +68,10 @@ double sl_api_row_metric(json_t *row, const char *metric);
  */
 int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret);
 
-/* Preemption and LHP totals per group, and the newest limit (0..1000) preemption rows. */
+/*
+ * Preemption and LHP totals per group, with dur_ns, the time its windows cover (the rate
+ * metrics' denominator), and the newest limit (0..1000) preemption rows.
+ */
 int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t **ret);
 
 /*
