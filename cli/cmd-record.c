@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "comm-counts.h"
 #include "error.h"
 #include "hostinfo.h"
+#include "metrics.h"
 #include "recorder.h"
 #include "session-live.h"
 #include "topo.h"
@@ -90,9 +92,21 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double pct(uint64_t part, uint64_t whole)
+/*
+ * The metric's value for a group's run totals: what `schedlens diff` computes for the same
+ * windows. 0 when its denominator is (no wakeup with a known target), as printed before.
+ */
+static double value(const struct sl_group_total *g, const char *metric)
 {
-	return whole ? 100.0 * part / whole : 0;
+	double v = sl_metric_value(sl_metric_find(metric), g->sums, &g->latency);
+
+	return isnan(v) ? 0 : v;
+}
+
+/* A column of the totals, a count. */
+static json_int_t count(const struct sl_group_total *g, enum sl_wcol col)
+{
+	return (json_int_t)g->sums[col];
 }
 
 static json_t *groups_json(const struct sl_session_result *res, int max)
@@ -104,14 +118,14 @@ static json_t *groups_json(const struct sl_session_result *res, int max)
 
 		json_array_append_new(
 			a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-				     "name", g->grp, "wakeups", (json_int_t)g->wakeups, "switches",
-				     (json_int_t)g->switches, "known_target",
-				     (json_int_t)g->known_target, "missed_idle",
-				     (json_int_t)g->missed_idle, "missed_smt",
-				     (json_int_t)g->missed_smt, "preemptions",
-				     (json_int_t)g->preemptions, "same_group_preemptions",
-				     (json_int_t)g->same_group, "lhp", (json_int_t)g->lhp,
-				     "lhp_cost_ns", (json_int_t)g->lhp_cost_ns, "latency_p50_ns",
+				     "name", g->grp, "wakeups", count(g, SL_WC_WAKEUPS), "switches",
+				     count(g, SL_WC_SWITCHES), "known_target",
+				     count(g, SL_WC_KNOWN_STATE), "missed_idle",
+				     count(g, SL_WC_MISSED_IDLE), "missed_smt",
+				     count(g, SL_WC_MISSED_SMT), "preemptions",
+				     count(g, SL_WC_PREEMPT_ALL), "same_group_preemptions",
+				     count(g, SL_WC_PREEMPT_SAME), "lhp", count(g, SL_WC_LHP_COUNT),
+				     "lhp_cost_ns", count(g, SL_WC_LHP_COST_NS), "latency_p50_ns",
 				     (json_int_t)sl_hist_quantile_ns(&g->latency, 0.5),
 				     "latency_p99_ns",
 				     (json_int_t)sl_hist_quantile_ns(&g->latency, 0.99)));
@@ -219,19 +233,19 @@ static void print_text(const struct report *r)
 			       (unsigned long long)st->events[t]);
 	printf("\n  lost %llu in %llu gaps%s\n", (unsigned long long)st->lost,
 	       (unsigned long long)st->gaps, st->lost || st->gaps ? " (run has gaps)" : "");
-	if (all && all->wakeups) {
+	if (all && all->sums[SL_WC_WAKEUPS]) {
 		printf("  wakeups %llu: landed on a busy CPU while its LLC had an idle one %.1f%%, "
 		       "beside an idle SMT sibling %.1f%%, stacked %.1f%%\n",
-		       (unsigned long long)all->wakeups, pct(all->missed_idle, all->known_target),
-		       pct(all->missed_smt, all->known_target),
-		       pct(all->stacked, all->known_target));
+		       (unsigned long long)all->sums[SL_WC_WAKEUPS], value(all, "missed_idle_rate"),
+		       value(all, "missed_smt_rate"), value(all, "stacking_rate"));
 		printf("  latency p50 %.1f us, p99 %.1f us; preemptions %llu (%llu by wakeup, %llu "
 		       "same group); LHP %llu costing %.2f ms\n",
-		       sl_hist_quantile_ns(&all->latency, 0.5) / 1e3,
-		       sl_hist_quantile_ns(&all->latency, 0.99) / 1e3,
-		       (unsigned long long)all->preemptions,
-		       (unsigned long long)all->preempt_wakeup, (unsigned long long)all->same_group,
-		       (unsigned long long)all->lhp, all->lhp_cost_ns / 1e6);
+		       value(all, "latency_p50"), value(all, "latency_p99"),
+		       (unsigned long long)all->sums[SL_WC_PREEMPT_ALL],
+		       (unsigned long long)all->sums[SL_WC_PREEMPT_WAKEUP],
+		       (unsigned long long)all->sums[SL_WC_PREEMPT_SAME],
+		       (unsigned long long)all->sums[SL_WC_LHP_COUNT],
+		       all->sums[SL_WC_LHP_COST_NS] / 1e6);
 	}
 	if (r->res.nr_groups > 1) {
 		printf("  %-16s %9s %9s %8s %9s %8s %6s\n", "top groups", "wakeups", "switches",
@@ -240,10 +254,11 @@ static void print_text(const struct report *r)
 			const struct sl_group_total *g = &r->res.groups[i];
 
 			printf("  %-16s %9llu %9llu %8.1f %9.1f %8llu %6llu\n", g->grp,
-			       (unsigned long long)g->wakeups, (unsigned long long)g->switches,
-			       pct(g->missed_idle, g->known_target),
-			       sl_hist_quantile_ns(&g->latency, 0.99) / 1e3,
-			       (unsigned long long)g->preemptions, (unsigned long long)g->lhp);
+			       (unsigned long long)g->sums[SL_WC_WAKEUPS],
+			       (unsigned long long)g->sums[SL_WC_SWITCHES],
+			       value(g, "missed_idle_rate"), value(g, "latency_p99"),
+			       (unsigned long long)g->sums[SL_WC_PREEMPT_ALL],
+			       (unsigned long long)g->sums[SL_WC_LHP_COUNT]);
 		}
 	}
 	printf("  recorder CPU: readers %.2f s, merge+analysis %.2f s\n", st->reader_cpu_s,

@@ -4,8 +4,11 @@
  * shape, where wakeups landed (class_prev and class_waker shares, target states, missed
  * idle CPUs, stacking), latency, preemptions by cause and lock-holder preemption, then the
  * top groups, LHP victims, preemptors and hubs. The data is lib's API JSON (lib/api.h,
- * api-web.h, api-shape.h), the same the daemon serves; shares are computed here only for
- * display, over the window sums lib returns. Printed through cli/print.h.
+ * api-web.h, api-shape.h), the same the daemon serves. A share that is a metric of the
+ * comparison (missed idle, class shares, preemptions of switch-outs) is the metric's value
+ * (sl_api_row_metric), so show and diff divide by the same denominator; the target-state
+ * and unknown-class shares, which are not metrics, are of all wakeups. Printed through
+ * cli/print.h.
  */
 #include <errno.h>
 #include <unistd.h>
@@ -41,6 +44,12 @@ static int64_t ival(json_t *o, const char *key)
 static double pct(int64_t num, int64_t den)
 {
 	return den ? 100.0 * (double)num / (double)den : NAN;
+}
+
+/* The metric's value for a lib row; the names are metrics.c's, so a typo is a bug. */
+static double metric(json_t *row, const char *name)
+{
+	return sl_api_row_metric(row, name);
 }
 
 /* The "*" (all tasks) row of a per-group array, or NULL. */
@@ -137,23 +146,26 @@ static void print_placement(struct pr *p, const struct run_data *d)
 {
 	json_t *g = group_row(json_object_get(d->placement, "groups"), "*");
 	static const char *const rel[] = { "same", "smt", "llc", "package", "remote", "unknown" };
-	int64_t wakeups = ival(g, "wakeups"), known;
-	char key[32], title[96];
+	int64_t wakeups = ival(g, "wakeups");
+	char key[32], title[128];
 
 	snprintf(title, sizeof(title),
-		 "where %lld wakeups landed, relative to (shares of all):", (long long)wakeups);
+		 "where %lld wakeups landed, relative to (shares of a known class; unknown: "
+		 "of all):",
+		 (long long)wakeups);
 	pr_table(p, "placement", title, class_cols, NR(class_cols), 0);
 	for (int c = 0; c < 2; c++) {
 		pr_row(p);
 		pr_str(p, c ? "waker" : "prev");
-		for (size_t i = 0; i < NR(rel); i++) {
-			snprintf(key, sizeof(key), "%s_%s", c ? "waker" : "prev", rel[i]);
-			pr_real(p, pct(ival(g, key), wakeups));
+		for (size_t i = 0; i < NR(rel) - 1; i++) {
+			snprintf(key, sizeof(key), "%s_%s_share", c ? "waker" : "prev", rel[i]);
+			pr_real(p, metric(g, key));
 		}
+		/* how much the shares leave out: not a metric, so of all wakeups */
+		pr_real(p, pct(ival(g, c ? "waker_unknown" : "prev_unknown"), wakeups));
 	}
 	pr_table_end(p);
 
-	known = ival(g, "state_idle") + ival(g, "state_busy") + ival(g, "state_claimed");
 	pr_table(p, "targets", "target CPU state and wakeup latency:", target_cols, NR(target_cols),
 		 PR_RECORD);
 	pr_row(p);
@@ -163,9 +175,9 @@ static void print_placement(struct pr *p, const struct run_data *d)
 	pr_real(p, pct(ival(g, "state_busy"), wakeups));
 	pr_real(p, pct(ival(g, "state_claimed"), wakeups));
 	pr_real(p, pct(ival(g, "state_unknown"), wakeups));
-	pr_real(p, pct(ival(g, "missed_idle"), known));
-	pr_real(p, pct(ival(g, "missed_smt"), known));
-	pr_real(p, pct(ival(g, "stacked"), known));
+	pr_real(p, metric(g, "missed_idle_rate"));
+	pr_real(p, metric(g, "missed_smt_rate"));
+	pr_real(p, metric(g, "stacking_rate"));
 	pr_int(p, ival(g, "migrations"));
 	pr_json(p, json_object_get(d->latency, "p50_ns"));
 	pr_json(p, json_object_get(d->latency, "p99_ns"));
@@ -193,7 +205,7 @@ static void print_preemptions(struct pr *p, const struct run_data *d)
 	pr_row(p);
 	pr_json(p, json_object_get(g, "switches"));
 	pr_int(p, n);
-	pr_real(p, pct(n, ival(g, "switches")));
+	pr_real(p, metric(g, "preempt_share"));
 	pr_json(p, json_object_get(g, "preempt_wakeup"));
 	pr_json(p, json_object_get(g, "preempt_tick"));
 	pr_json(p, json_object_get(g, "same_group"));
@@ -240,9 +252,7 @@ static int print_groups(struct pr *p, struct sl_store *store, const struct run_d
 		pr_row(p);
 		pr_str(p, name);
 		pr_json(p, json_object_get(pl, "wakeups"));
-		pr_real(p, pct(ival(pl, "missed_idle"), ival(pl, "state_idle") +
-								ival(pl, "state_busy") +
-								ival(pl, "state_claimed")));
+		pr_real(p, metric(pl, "missed_idle_rate"));
 		pr_json(p, json_object_get(lat, "p50_ns"));
 		pr_json(p, json_object_get(lat, "p99_ns"));
 		pr_json(p, json_object_get(pe, "switches"));

@@ -6,6 +6,7 @@
  * (integers stay integers, NULL stays null), so the schemas in schema/api/ follow the SQL.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -220,6 +221,20 @@ int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_w
 	return sl_db_stream_new(st, head, "windows", (size_t)limit, ret);
 }
 
+static double row_column(void *row, const char *col)
+{
+	json_t *v = json_object_get(row, col);
+
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+double sl_api_row_metric(json_t *row, const char *metric)
+{
+	const struct sl_metric *m = sl_metric_find(metric);
+
+	return m ? sl_metric_value_named(m, row_column, row) : NAN;
+}
+
 int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret)
 {
 	sqlite3 *db = sl_store_db(store);
@@ -241,8 +256,6 @@ int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret)
 		     "SUM(state_claimed) AS state_claimed, SUM(state_unknown) AS state_unknown, "
 		     "SUM(missed_idle) AS missed_idle, SUM(missed_smt) AS missed_smt, "
 		     "SUM(stacked) AS stacked, SUM(migrations) AS migrations, "
-		     "ROUND(100.0 * SUM(missed_idle) / "
-		     "NULLIF(SUM(state_idle + state_busy + state_claimed), 0), 3) AS missed_idle_pct, "
 		     "SUM(policy_known) AS policy_known, SUM(pol_prev_idle) AS pol_prev_idle, "
 		     "SUM(pol_affine) AS pol_affine, SUM(pol_llc_scan) AS pol_llc_scan, "
 		     "SUM(pol_buddy) AS pol_buddy, SUM(pol_smt_first) AS pol_smt_first "
@@ -250,6 +263,14 @@ int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret)
 		     "ORDER BY (grp <> '*'), SUM(wakeups) DESC",
 		     run_id, 0, &groups)))
 		return err;
+	for (size_t i = 0; i < json_array_size(groups); i++) {
+		json_t *g = json_array_get(groups, i);
+		double v = sl_api_row_metric(g, "missed_idle_rate");
+
+		/* the key and rounding the SQL ROUND(..., 3) it replaces gave */
+		json_object_set_new(g, "missed_idle_pct",
+				    isnan(v) ? json_null() : json_real(round(v * 1e3) / 1e3));
+	}
 	*ret = json_pack("{s:I, s:o}", "run_id", (json_int_t)run_id, "groups", groups);
 	return *ret ? 0 : -ENOMEM;
 }
@@ -270,8 +291,8 @@ int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t
 		     "SUM(preempt_wakeup) AS preempt_wakeup, SUM(preempt_tick) AS preempt_tick, "
 		     "SUM(preempt_same_group) AS same_group, SUM(lhp_count) AS lhp, "
 		     "SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(hub_preemptions) AS hub_preemptions, "
-		     "SUM(spin_count) AS spin_lhp, SUM(spin_cost_ns) AS spin_cost_ns "
-		     "FROM windows WHERE run_id = ?1 GROUP BY grp "
+		     "SUM(spin_count) AS spin_lhp, SUM(spin_cost_ns) AS spin_cost_ns, "
+		     "SUM(dur_ns) AS dur_ns FROM windows WHERE run_id = ?1 GROUP BY grp "
 		     "ORDER BY (grp <> '*'), SUM(preempt_wakeup + preempt_tick) DESC",
 		     run_id, 0, &groups)))
 		return err;

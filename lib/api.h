@@ -54,10 +54,24 @@ extern const char *const sl_api_window_metrics[];
 int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_window_query *q,
 		   struct sl_db_stream **ret);
 
-/* Placement (target-CPU choice) per group, from the run's windows. */
+/*
+ * The value of the metric named metric (lib/metrics.c) for a row of summed windows columns
+ * keyed by column name, as sl_api_placement's and sl_api_preemptions' groups are: what a
+ * view shows is then the comparison's value, over the comparison's denominator. NAN when
+ * the denominator is 0, for a quantile or an unknown metric.
+ */
+double sl_api_row_metric(json_t *row, const char *metric);
+
+/*
+ * Placement (target-CPU choice) per group, from the run's windows; missed_idle_pct is the
+ * metric missed_idle_rate, rounded to 3 decimals (null without a known target state).
+ */
 int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret);
 
-/* Preemption and LHP totals per group, and the newest limit (0..1000) preemption rows. */
+/*
+ * Preemption and LHP totals per group, with dur_ns, the time its windows cover (the rate
+ * metrics' denominator), and the newest limit (0..1000) preemption rows.
+ */
 int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t **ret);
 
 /*

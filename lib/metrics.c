@@ -209,6 +209,31 @@ double sl_metric_value(const struct sl_metric *m, const double *s, const struct 
 	return NAN;
 }
 
+/* Column col of the metric table, summed from the windows columns it is made of. */
+static double named_column(enum sl_wcol col, double (*get)(void *ctx, const char *col), void *ctx)
+{
+	const char *cols[SL_WC_COUNT];
+	size_t n = sl_wcol_columns(col, cols, SL_WC_COUNT);
+	double v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v += get(ctx, cols[i]);
+	return v;
+}
+
+double sl_metric_value_named(const struct sl_metric *m, double (*get)(void *ctx, const char *col),
+			     void *ctx)
+{
+	double s[SL_WC_COUNT] = {};
+
+	if (m->kind == SL_MK_QUANTILE)
+		return NAN;
+	s[m->num] = named_column(m->num, get, ctx);
+	s[m->den] = named_column(m->den, get, ctx);
+	s[SL_WC_DUR_NS] = named_column(SL_WC_DUR_NS, get, ctx);
+	return sl_metric_value(m, s, NULL);
+}
+
 void sl_metric_format(const struct sl_metric *m, double v, char *buf, size_t size)
 {
 	if (isnan(v))

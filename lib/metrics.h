@@ -101,6 +101,15 @@ size_t sl_wcol_columns(enum sl_wcol col, const char **ret_cols, size_t max);
  */
 double sl_metric_value(const struct sl_metric *m, const double *sums, const struct sl_hist *lat);
 
+/*
+ * The same for sums kept by column name (a stored row, a row of the API's JSON): get(ctx,
+ * "missed_idle") returns that windows column summed. Shares and rates; NAN for a quantile,
+ * which needs the histogram. Lets a view that is not a struct sl_window_rec divide by the
+ * metric's own denominator rather than restating it.
+ */
+double sl_metric_value_named(const struct sl_metric *m, double (*get)(void *ctx, const char *col),
+			     void *ctx);
+
 /* Formats a value in the metric's unit ("31.0%", "1234.5/s", "2.31 ms/s", "42 us"). */
 void sl_metric_format(const struct sl_metric *m, double v, char *buf, size_t size);
 

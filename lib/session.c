@@ -33,6 +33,7 @@ struct sl_session {
 static void add_group(struct sl_session *s, const struct sl_window_rec *w)
 {
 	struct sl_group_total *g = NULL;
+	double cols[SL_WC_COUNT];
 
 	for (int i = 0; i < s->nr_groups; i++)
 		if (!strcmp(s->groups[i].grp, w->grp))
@@ -43,18 +44,9 @@ static void add_group(struct sl_session *s, const struct sl_window_rec *w)
 		g = &s->groups[s->nr_groups++];
 		snprintf(g->grp, sizeof(g->grp), "%s", w->grp);
 	}
-	g->wakeups += w->wakeups;
-	g->switches += w->switches;
-	g->missed_idle += w->missed_idle;
-	g->missed_smt += w->missed_smt;
-	g->stacked += w->stacked;
-	g->known_target += w->wakeups - w->target_state[SL_TS_UNKNOWN];
-	g->preemptions += w->preempt_wakeup + w->preempt_tick;
-	g->preempt_wakeup += w->preempt_wakeup;
-	g->same_group += w->preempt_same_group;
-	g->lhp += w->lhp_count;
-	g->lhp_cost_ns += w->lhp_cost_ns;
-	g->migrations += w->migrations;
+	sl_metrics_columns(w, cols);
+	for (int i = 0; i < SL_WC_COUNT; i++)
+		g->sums[i] += cols[i];
 	sl_hist_merge(&g->latency, &w->latency);
 }
 
@@ -287,7 +279,8 @@ struct sl_store *sl_session_store(struct sl_session *s)
 static int cmp_total(const void *a, const void *b)
 {
 	const struct sl_group_total *x = a, *y = b;
-	uint64_t ax = x->wakeups + x->switches, ay = y->wakeups + y->switches;
+	double ax = x->sums[SL_WC_WAKEUPS] + x->sums[SL_WC_SWITCHES];
+	double ay = y->sums[SL_WC_WAKEUPS] + y->sums[SL_WC_SWITCHES];
 
 	return ax != ay ? (ax > ay ? -1 : 1) : strcmp(x->grp, y->grp);
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "metrics.h"
 #include "records.h"
 #include "store.h"
 #include "topo.h"
@@ -39,11 +40,14 @@ struct sl_session_opts {
 	void *on_window_ctx;
 };
 
-/* Run totals of one group, summed over its window rows. */
+/*
+ * Run totals of one group, summed over its window rows: the metric table's columns
+ * (sums[SL_WC_...], from sl_metrics_columns), so the summary's values are sl_metric_value
+ * of them, what `schedlens diff` would compute for the same windows.
+ */
 struct sl_group_total {
 	char grp[SL_GROUP_LEN];
-	uint64_t wakeups, switches, missed_idle, missed_smt, stacked, known_target;
-	uint64_t preemptions, preempt_wakeup, same_group, lhp, lhp_cost_ns, migrations;
+	double sums[SL_WC_COUNT];
 	struct sl_hist latency;
 };
 

@@ -38,7 +38,6 @@
     return out;
   }
   const sum = (rows, k) => rows.reduce((a, r) => a + (r[k] || 0), 0);
-  const secs = (rows) => sum(rows, 'dur_ns') / 1e9 || 1;
 
   function picker(name, value, kernels, runs) {
     return h('label', {}, name + ' ',
@@ -137,7 +136,8 @@
           h('p', {}, SIDES.map((s) => h('span', { class: 'stat' }, `${s}: missed idle ${SL.pct(missed(s))} of ${SL.si(agg[s].wakeups)} wakeups`)))];
       }).then(() => SL.section(polBox, 'fingerprint', async () => {
         const agg = SL.lastPlacement;
-        const rows = SL.POLICIES.map((p) => [p, SIDES.map((s) => SL.ratioPct(agg[s]['pol_' + p] || 0, agg[s].policy_known || 0))]);
+        const M = await SL.metricTable(signal);
+        const rows = SL.POLICIES.map((p) => [p, SIDES.map((s) => SL.metricValue(M[`policy_${p}_share`], (k) => agg[s][k]))]);
         return [h('table', { class: 'policy' },
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Policy'), SIDES.map((s) => h('th', { scope: 'col' }, s)))),
           h('tbody', {}, rows.map(([p, v]) => h('tr', {}, h('th', { scope: 'row' }, p.replace('_', ' ')),
@@ -156,7 +156,8 @@
         const M = await SL.metricTable(signal);
         const metric = (name) => (c) => SL.metricValue(M[name], (k) => sum(c, k));
         const missed = mk(metric('missed_idle_rate'));
-        const pre = mk((c) => (sum(c, 'preempt_wakeup') + sum(c, 'preempt_tick')) / secs(c));
+        // all preemptions per second: the two causes' rate metrics, of one denominator
+        const pre = mk((c) => metric('preempt_wakeup_rate')(c) + metric('preempt_tick_rate')(c));
         const lhp = mk(metric('lhp_cost'));
         return h('div', { class: 'grid3' },
           SL.lineChart(missed, { yLabel: 'missed-idle rate (% of wakeups)', yFmt: (v) => v.toFixed(0) + '%', title: 'missed idle over time' }),

@@ -58,17 +58,19 @@
         const all = p.groups || [];
         const gs = all.filter((g) => g.name === '*' || g.preempt_wakeup + g.preempt_tick > 0);
         if (!gs.length) return SL.empty('No windows in this run');
-        const secs = SL.runSeconds(run) || 1;
+        // shares and rates as diff computes them: the metric table's, over the windows' sums
+        const M = await SL.metricTable(signal);
+        const metric = (name, g) => SL.metricValue(M[name], (k) => g[k]);
         return h('div', {}, h('table', { class: 'groups' },
           h('thead', {}, h('tr', {}, ['Group', 'Switches', 'Preemptions', 'of which wakeup', 'Same group', 'LHP', 'LHP cost', 'LHP cost/s', 'Hub preemptions'].map((t) => h('th', { scope: 'col' }, t)))),
           h('tbody', {}, gs.map((g) => h('tr', {}, h('th', { scope: 'row' }, h('code', {}, g.name)),
             h('td', { class: 'num' }, SL.si(g.switches)),
-            h('td', { class: 'num' }, SL.si(g.preempt_wakeup + g.preempt_tick), ' ', h('span', { class: 'muted' }, SL.pct(SL.ratioPct(g.preempt_wakeup + g.preempt_tick, g.switches)))),
+            h('td', { class: 'num' }, SL.si(g.preempt_wakeup + g.preempt_tick), ' ', h('span', { class: 'muted' }, SL.pct(metric('preempt_share', g)))),
             h('td', { class: 'num' }, SL.si(g.preempt_wakeup)),
             h('td', { class: 'num' }, SL.si(g.same_group)),
             h('td', { class: 'num' }, SL.num(g.lhp)),
             h('td', { class: 'num' }, SL.usec(g.lhp_cost_ns)),
-            h('td', { class: 'num' }, SL.usec(g.lhp_cost_ns / secs)),
+            h('td', { class: 'num' }, SL.usec(metric('lhp_cost', g) * 1e6)),
             h('td', { class: 'num' }, SL.num(g.hub_preemptions))))),
           all.length > gs.length ? h('p', { class: 'muted' }, `${all.length - gs.length} groups without preemptions not shown.`) : null));
       }),

@@ -89,6 +89,25 @@ ok "show --json: postgres leads the groups; victims' preemptions match the store
 hubs=$(q "select count(*) from preemptions where run_id = 1 and hub = 1")
 ok "show --json: hubs present exactly when hub preemptions were stored ($hubs rows)" \
 	'[ "$(echo "$js" | sed -n 7p)" = "$([ "$hubs" -gt 0 ] && echo True || echo False) True" ]'
+# every share show prints that is a metric of diff's table is that metric's value for the
+# same windows: diff of run 1 against run 2 has run 1's value of each as its baseline
+"$SL" diff --db "$db" --force --no-store --all --json 1 2 >"$tmp/diff12.json" 2>/dev/null
+mv=$(python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1])); d = json.load(open(sys.argv[2]))
+base = {(f['group'], f['metric']): f['baseline'] for f in d['findings']}
+pairs = [(s['targets'][k], ('*', m)) for k, m in (('missed_idle_pct', 'missed_idle_rate'),
+         ('missed_smt_pct', 'missed_smt_rate'), ('stacked_pct', 'stacking_rate'))]
+pairs += [(r[c + '_pct'], ('*', r['class'] + '_' + c + '_share')) for r in s['placement']
+          for c in ('same', 'smt', 'llc', 'package', 'remote')]
+pairs.append((s['preemptions']['preempt_pct'], ('*', 'preempt_share')))
+pairs += [(g['missed_idle_pct'], (g['group'], 'missed_idle_rate')) for g in s['groups']
+          if (g['group'], 'missed_idle_rate') in base]
+bad = [(k, v, base.get(k)) for v, k in pairs
+       if base.get(k) is None or v is None or abs(v - base[k]) > 1e-4 * max(1, abs(v))]
+print(len(pairs), bad)" "$tmp/show.json" "$tmp/diff12.json")
+ok "show --json: its metric shares equal diff's values of the same metrics ($mv)" \
+	'[ "${mv#* }" = "[]" ] && [ "${mv%% *}" -ge 15 ]'
 "$SL" show --db "$db" 1 --csv >"$tmp/show.csv"
 cs=$(python3 -c "
 import csv, sys

@@ -113,6 +113,35 @@ ntopo=$(jq1 'len(d["topology"]["cpus"])')
 check "metric table" metrics "$base/api/v1/metrics"
 ok "metric table: missed_idle_rate divides by known-state wakeups" \
 	'[ "$(jq1 "[m[\"den\"] for m in d[\"metrics\"] if m[\"name\"] == \"missed_idle_rate\"][0]")" = "['"'state_idle', 'state_busy', 'state_claimed'"']" ]'
+# a value the API shows is the metric table's for the same sums: missed_idle_pct of every
+# group of the stored baseline run against the table's num / den over the row's columns,
+# and the dashboard's LHP cost per second (lhp_cost) from the preemptions rows' dur_ns
+cp "$tmp/body" "$tmp/mtable.json"
+brun=$(sqlite3 "$db" "select id from runs where kernel_release = '5.99.0-previous'")
+get "$base/api/v1/runs/$brun/placement" >/dev/null && cp "$tmp/body" "$tmp/bplace.json"
+get "$base/api/v1/runs/$brun/preemptions?limit=0" >/dev/null && cp "$tmp/body" "$tmp/bpre.json"
+mvals=$(python3 - "$tmp/mtable.json" "$tmp/bplace.json" "$tmp/bpre.json" <<'PY'
+import json, sys
+M = {m['name']: m for m in json.load(open(sys.argv[1]))['metrics']}
+pl = json.load(open(sys.argv[2]))['groups']; pe = json.load(open(sys.argv[3]))['groups']
+def value(m, row):
+    num, den = (sum(row[c] for c in m[k]) for k in ('num', 'den'))
+    if m['kind'] == 'share':
+        return 100.0 * num / den if den else None
+    return num * m['scale'] / (den / 1e9) if den else None
+bad = []
+for g in pl:
+    v = value(M['missed_idle_rate'], g)
+    if (v is None) != (g['missed_idle_pct'] is None) or (v is not None and abs(v - g['missed_idle_pct']) > 6e-4):
+        bad.append((g['name'], g['missed_idle_pct'], v))
+for g in pe:
+    if g['dur_ns'] <= 0 or value(M['lhp_cost'], g) is None:
+        bad.append((g['name'], 'dur_ns', g['dur_ns']))
+print(len(pl), bad)
+PY
+)
+ok "placement missed_idle_pct is the metric table's missed_idle_rate, every group ($mvals)" \
+	'[ "${mvals#* }" = "[]" ] && [ "${mvals%% *}" -ge 1 ]'
 check "wakeups per CPU" cpus "$base/api/v1/runs/$run/cpus"
 ok "cpus: one entry per CPU of the topology ($ntopo)" '[ "$(jq1 "len(d[\"cpus\"])")" = "$ntopo" ]'
 check "wakeups per CPU in a time range" cpus "$base/api/v1/runs/$run/cpus?from=0&to=999999999999999999"
