@@ -222,6 +222,10 @@ static void render_process(FILE *f, struct sl_prom *p)
 	family(f, "schedlens_db_bytes", "gauge", "Size of the database file.");
 	fprintf(f, "schedlens_db_bytes{host=\"%s\"} %llu\n", h,
 		(unsigned long long)p->proc.db_bytes);
+	family(f, "schedlens_db_limit_bytes", "gauge",
+	       "Size cap of the database (max-db-size; 0: none): past it the oldest rows go.");
+	fprintf(f, "schedlens_db_limit_bytes{host=\"%s\"} %llu\n", h,
+		(unsigned long long)p->proc.db_limit_bytes);
 }
 
 static void print_value(FILE *f, double v)
