@@ -294,13 +294,17 @@ static void render_findings(FILE *f, const struct sl_prom *p, const json_t *find
 		(long long)json_integer_value(json_object_get(comp, "inconclusive")));
 	fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"equivalent\"} %lld\n", h,
 		(long long)json_integer_value(json_object_get(comp, "equivalent")));
-	/* a state set: 1 for the newest comparison's verdict, 0 for the others */
+	/*
+	 * A state set: 1 for the newest comparison's verdict, 0 for the others. Its sides ride
+	 * along so that an alert on it can say which kernels it compared.
+	 */
 	family(f, "schedlens_comparison_verdict", "gauge",
 	       "Verdict of the newest comparison: 1 for its verdict, 0 for the others.");
 	for (int k = 0; k < 6; k++)
 		fprintf(f,
-			"schedlens_comparison_verdict{host=\"%s\",comparison=\"%lld\",verdict=\"%s\"} %d\n",
-			h, (long long)id, verdicts[k], !strcmp(cv, verdicts[k]));
+			"schedlens_comparison_verdict{host=\"%s\",comparison=\"%lld\",baseline=\"%s\","
+			"candidate=\"%s\",verdict=\"%s\"} %d\n",
+			h, (long long)id, b, c, verdicts[k], !strcmp(cv, verdicts[k]));
 	for (int k = 0; k < 3; k++) {
 		family(f, gauges[k][0], "gauge", gauges[k][2]);
 		json_array_foreach(arr, i, fi)

@@ -212,9 +212,10 @@ int main(void)
 		ok(text &&
 			   strstr(text,
 				  "schedlens_comparison_verdict{host=\"host\\\"with\\\\odd\\nname\","
-				  "comparison=\"3\",verdict=\"inconclusive\"} 1\n") &&
-			   strstr(text, "comparison=\"3\",verdict=\"equivalent\"} 0\n"),
-		   "the comparison's verdict as a state set");
+				  "comparison=\"3\",baseline=\"kernel=6.1\",candidate=\"kernel=6.12\","
+				  "verdict=\"inconclusive\"} 1\n") &&
+			   strstr(text, "candidate=\"kernel=6.12\",verdict=\"equivalent\"} 0\n"),
+		   "the comparison's verdict as a state set, labelled with its sides");
 		if (text) {
 			check_format(text, "findings");
 			promtool(text, "findings");
