@@ -3,7 +3,7 @@
 # schedlens: one non-recursive GNU Makefile.
 #
 #   make [O=builddir] [V=1] [WERROR=1] [SANITIZE=address,undefined]
-#   make check | bench | format | format-check | deps | run | install [prefix=/usr/local DESTDIR= mandir=]
+#   make check | check-rules | bench | format | format-check | deps | run | install [prefix=/usr/local DESTDIR= mandir=]
 #
 # Sources are picked up by wildcard: a new lib/foo.c lands in libschedlens.a, a new
 # cli/cmd-foo.c in the schedlens binary, a new tests/unit/t-foo.c becomes a unit test.
@@ -12,6 +12,7 @@ O ?= build
 prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 mandir ?= $(prefix)/share/man
+datadir ?= $(prefix)/share
 DESTDIR ?=
 
 # CI builds with -Werror; so does anyone who asks.
@@ -158,14 +159,26 @@ CHECK_JOBS ?= $(shell nproc)
 INTEGRATION_T := $(sort $(wildcard tests/integration/*.t))
 # (a recipe, not prerequisites, so that make -j cannot run the two at once; both always run)
 check: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
-	$(Q)$(MAKE) --no-print-directory check-unit; u=$$?; \
-		$(MAKE) --no-print-directory check-integration && exit $$u
+	$(Q)$(MAKE) --no-print-directory check-rules; r=$$?; \
+		$(MAKE) --no-print-directory check-unit; u=$$?; \
+		$(MAKE) --no-print-directory check-integration && exit $$((r | u))
 check-unit: all $(UNIT_BIN)
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) SL_SANITIZE=$(SANITIZE) \
 		prove -f -j$(CHECK_JOBS) --exec '' $(UNIT_BIN)
 check-integration: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) SL_SANITIZE=$(SANITIZE) \
 		prove -f --exec '' $(INTEGRATION_T)
+
+# The Prometheus rules (prometheus/) need no build: promtool checks their syntax and runs
+# their unit tests. promtool comes with Debian's prometheus package (make deps).
+RULES := prometheus/schedlens-rules.yml
+RULES_TEST := prometheus/schedlens-rules.test.yml
+check-rules:
+	$(Q)command -v promtool >/dev/null || \
+		{ echo "check-rules: promtool not found: run 'make deps' (Debian package prometheus)" >&2; \
+		exit 1; }
+	$(Q)promtool check rules $(RULES)
+	$(Q)promtool test rules $(RULES_TEST)
 
 bench: all $(BENCH_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)if [ -z "$(BENCH_BIN)" ]; then echo "no benchmarks yet"; else \
@@ -263,6 +276,8 @@ install: all install-man
 	install -d $(DESTDIR)$(unitdir)
 	sed 's|@bindir@|$(bindir)|g' daemon/schedlensd.service.in > $(DESTDIR)$(unitdir)/schedlensd.service
 	chmod 0644 $(DESTDIR)$(unitdir)/schedlensd.service
+	install -d $(DESTDIR)$(datadir)/schedlens/prometheus
+	install -m 0644 $(RULES) $(DESTDIR)$(datadir)/schedlens/prometheus/schedlens-rules.yml
 
 clean:
 	rm -rf $(O)
@@ -275,7 +290,8 @@ help:
 	@echo 'make [O=DIR] [V=1] [SANITIZE=address,undefined] TARGET (default: all)'
 	@echo '  all              build schedlens and schedlensd into $$(O) (default build/)'
 	@echo '  deps             install the Debian packages the build and tests need (root)'
-	@echo '  check            the test suite: check-unit, then check-integration (README)'
+	@echo '  check            the test suite: check-rules, check-unit, then check-integration'
+	@echo '  check-rules      promtool check and test the Prometheus rules in prometheus/'
 	@echo '  check-unit       unit tests only, CHECK_JOBS at a time (under a minute)'
 	@echo '  check-integration  integration tests (root, tracefs, PostgreSQL, chromium)'
 	@echo '  bench            benchmarks that print speed and memory figures'
@@ -286,10 +302,11 @@ help:
 	@echo '  fuzz             libFuzzer on the text parser and trace.dat reader (FUZZ_SECONDS)'
 	@echo '  format, format-check  clang-format the C sources, or check them'
 	@echo '  run              the daemon in the foreground on 127.0.0.1:9347 (RUN_DB)'
-	@echo '  install, install-man  binaries, man pages and the systemd unit (DESTDIR, prefix)'
+	@echo '  install, install-man  binaries, man pages, the systemd unit and the Prometheus'
+	@echo '                   rules (DESTDIR, prefix)'
 	@echo '  clean            remove $$(O)'
 
-.PHONY: all check check-unit check-integration schema-doc bench calibrate calibrate-lab fuzz run deps \
+.PHONY: all check check-rules check-unit check-integration schema-doc bench calibrate calibrate-lab fuzz run deps \
 	pkgcheck format format-check install install-man clean lab lab-check help
 .SECONDARY:
 

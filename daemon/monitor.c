@@ -264,6 +264,7 @@ static void publish(struct monitor *m)
 		.uptime_s = now - s->started_mono,
 		.recording = m->rec != NULL,
 		.db_bytes = sd_db_bytes(m->d->cfg.db),
+		.db_limit_bytes = m->d->cfg.max_db_bytes,
 	};
 	pthread_mutex_unlock(&s->lock);
 	sl_prom_set_process(m->d->prom, m->hi->kernel_release, &pp);

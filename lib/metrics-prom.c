@@ -222,6 +222,10 @@ static void render_process(FILE *f, struct sl_prom *p)
 	family(f, "schedlens_db_bytes", "gauge", "Size of the database file.");
 	fprintf(f, "schedlens_db_bytes{host=\"%s\"} %llu\n", h,
 		(unsigned long long)p->proc.db_bytes);
+	family(f, "schedlens_db_limit_bytes", "gauge",
+	       "Size cap of the database (max-db-size; 0: none): past it the oldest rows go.");
+	fprintf(f, "schedlens_db_limit_bytes{host=\"%s\"} %llu\n", h,
+		(unsigned long long)p->proc.db_limit_bytes);
 }
 
 static void print_value(FILE *f, double v)
@@ -290,13 +294,17 @@ static void render_findings(FILE *f, const struct sl_prom *p, const json_t *find
 		(long long)json_integer_value(json_object_get(comp, "inconclusive")));
 	fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"equivalent\"} %lld\n", h,
 		(long long)json_integer_value(json_object_get(comp, "equivalent")));
-	/* a state set: 1 for the newest comparison's verdict, 0 for the others */
+	/*
+	 * A state set: 1 for the newest comparison's verdict, 0 for the others. Its sides ride
+	 * along so that an alert on it can say which kernels it compared.
+	 */
 	family(f, "schedlens_comparison_verdict", "gauge",
 	       "Verdict of the newest comparison: 1 for its verdict, 0 for the others.");
 	for (int k = 0; k < 6; k++)
 		fprintf(f,
-			"schedlens_comparison_verdict{host=\"%s\",comparison=\"%lld\",verdict=\"%s\"} %d\n",
-			h, (long long)id, verdicts[k], !strcmp(cv, verdicts[k]));
+			"schedlens_comparison_verdict{host=\"%s\",comparison=\"%lld\",baseline=\"%s\","
+			"candidate=\"%s\",verdict=\"%s\"} %d\n",
+			h, (long long)id, b, c, verdicts[k], !strcmp(cv, verdicts[k]));
 	for (int k = 0; k < 3; k++) {
 		family(f, gauges[k][0], "gauge", gauges[k][2]);
 		json_array_foreach(arr, i, fi)

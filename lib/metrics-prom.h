@@ -36,7 +36,8 @@ struct sl_prom_process {
 	uint64_t runs_started;
 	double uptime_s;
 	int recording; /* 1 recording, 0 paused by the duty cycle */
-	uint64_t db_bytes;
+	uint64_t db_bytes; /* the file and its WAL */
+	uint64_t db_limit_bytes; /* max-db-size: cap on the used pages, 0 = none */
 };
 
 void sl_prom_set_process(struct sl_prom *p, const char *kernel, const struct sl_prom_process *proc);

@@ -5,7 +5,9 @@
 # label on "another kernel" (a short CLI recording whose kernel_release is rewritten with
 # sqlite3, as an import from an older kernel would look), then the daemon records hackbench
 # and we check: every endpoint against its JSON schema (schema/api/), promtool on /metrics, a
-# real Prometheus server scraping it (non-zero wakeup rate), 2,000 requests at concurrency 50
+# real Prometheus server scraping it (non-zero wakeup rate) with prometheus/schedlens-rules.yml
+# loaded (every rule evaluates without error, the recording rules and the database's share of
+# its cap have values, no recorder alert), 2,000 requests at concurrency 50
 # with zero errors and zero lost events, bad input (traversal, 100 KB queries, bad ids and
 # compare parameters: 4xx JSON, daemon alive and recording), the automatic comparison's
 # findings in /api/v1/findings, SIGHUP reload and a clean SIGTERM. The dashboard's routes
@@ -17,6 +19,7 @@ set -u
 SL=${SL_BUILD:?}/schedlens
 SLD=${SL_BUILD:?}/schedlensd
 SCHEMAS=${SL_SRC:?}/schema/api
+RULES=${SL_SRC:?}/prometheus/schedlens-rules.yml
 T=/sys/kernel/tracing
 dpid=
 ppid_prom=
@@ -80,7 +83,7 @@ ok "record -o: cpu_counts equal the wakeup rows per CPU ($rcc = $rw wakeups, $rd
 	'[ "$rw" -gt 0 ] && [ "$rdrop" = 0 ] && [ "$rcc" = "$rw" ] && [ "$rdiff" = 0 ]'
 
 "$SLD" --db "$db" --listen "127.0.0.1:$port" --label ci --compare-after 12 --log-level debug \
-	>"$tmp/d.out" 2>"$tmp/d.err" &
+	--max-db-size 2G >"$tmp/d.out" 2>"$tmp/d.err" &
 dpid=$!
 for _ in $(seq 50); do [ "$(get "$base/api/v1/status")" = 200 ] && break; sleep 0.2; done
 ok "daemon serves /api/v1/status" '[ "$(get "$base/api/v1/status")" = 200 ]' || { cat "$tmp/d.err"; exit 1; }
@@ -158,10 +161,14 @@ ok "HEAD /api/v1/status: 200" '[ "$(curl -s -I -o /dev/null -w "%{http_code}" "$
 curl -s "$base/metrics" >"$tmp/metrics.txt"
 promtool check metrics <"$tmp/metrics.txt" >"$tmp/promtool.out" 2>&1
 ok "promtool check metrics passes" '[ $? -eq 0 ]' || sed 's/^/# /' "$tmp/promtool.out"
+ok "/metrics: schedlens_db_limit_bytes is --max-db-size (2G)" \
+	'grep -q "^schedlens_db_limit_bytes{.*} 2147483648$" "$tmp/metrics.txt"'
+# job "schedlens": the name the rules' SchedlensRecorderStopped looks for
 cat >"$tmp/prom.yml" <<YML
 global: { scrape_interval: 1s, evaluation_interval: 1s }
+rule_files: [ '$RULES' ]
 scrape_configs:
-  - job_name: schedlensd
+  - job_name: schedlens
     static_configs: [ { targets: ['127.0.0.1:$port'] } ]
 YML
 prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" \
@@ -180,6 +187,46 @@ except Exception: print(0)')
 done
 echo "# PromQL $q = $val"
 ok "Prometheus scraped us: wakeup rate > 0 ($val/s)" "python3 -c \"import sys; sys.exit(0 if float('$val') > 0 else 1)\""
+# promql QUERY -> the first sample's value, or "none"
+promql() {
+	curl -s --max-time 5 "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c 'import json,sys
+try:
+    r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")
+except Exception: print("none")'
+}
+# every rule evaluated at least once, and its health: "ok" for all of them
+for _ in $(seq 20); do
+	curl -s --max-time 5 "http://127.0.0.1:$pport/api/v1/rules" >"$tmp/rules.json"
+	health=$(python3 -c 'import json,sys
+g=json.load(open(sys.argv[1]))["data"]["groups"]
+print(" ".join(sorted(set(r["health"] for x in g for r in x["rules"]))) or "none")' \
+		"$tmp/rules.json" 2>/dev/null)
+	[ "$health" = ok ] && break
+	sleep 1
+done
+nrules=$(python3 -c 'import json,sys
+print(sum(len(x["rules"]) for x in json.load(open(sys.argv[1]))["data"]["groups"]))' \
+	"$tmp/rules.json" 2>/dev/null)
+ok "Prometheus loaded the rules: $nrules rules, health '$health'" \
+	'[ "$health" = ok ] && [ "${nrules:-0}" -ge 10 ]' ||
+	python3 -c 'import json,sys
+for x in json.load(open(sys.argv[1]))["data"]["groups"]:
+    for r in x["rules"]:
+        if r["health"] != "ok": print("# %s: %s %s" % (r["name"], r["health"], r.get("lastError", "")))' \
+		"$tmp/rules.json"
+val=$(promql 'kernel:schedlens_wakeups:rate5m')
+ok "recording rule kernel:schedlens_wakeups:rate5m > 0 ($val)" \
+	"python3 -c \"import sys; sys.exit(0 if '$val' != 'none' and float('$val') > 0 else 1)\""
+val=$(promql 'kernel:schedlens_missed_idle:ratio_rate5m')
+ok "recording rule kernel:schedlens_missed_idle:ratio_rate5m in [0, 1] ($val)" \
+	"python3 -c \"import sys; sys.exit(0 if '$val' != 'none' and 0 <= float('$val') <= 1 else 1)\""
+# the alert's expression without its threshold: both gauges join on their labels
+val=$(promql 'schedlens_db_bytes / (schedlens_db_limit_bytes > 0)')
+ok "the database's share of its cap evaluates, in (0, 0.9] ($val)" \
+	"python3 -c \"import sys; sys.exit(0 if '$val' != 'none' and 0 < float('$val') <= 0.9 else 1)\""
+val=$(promql 'count(ALERTS{alertname=~"SchedlensRecorderStopped|SchedlensLostEvents"})')
+ok "no recorder or lost-events alert pending or firing ($val)" '[ "$val" = none ]'
 kill "$ppid_prom"; wait "$ppid_prom" 2>/dev/null; ppid_prom=
 
 # load: 2,000 requests at concurrency 50 on two endpoints, recording continues, nothing lost

@@ -128,7 +128,11 @@ static void promtool(const char *text, const char *what)
 int main(void)
 {
 	struct sl_prom *p = sl_prom_new("host\"with\\odd\nname");
-	struct sl_prom_process pp = { .events = 1000, .runs_started = 1, .recording = 1 };
+	struct sl_prom_process pp = { .events = 1000,
+				      .runs_started = 1,
+				      .recording = 1,
+				      .db_bytes = 943718400,
+				      .db_limit_bytes = 1073741824 };
 	char buf[64], name[64];
 	size_t len = 0;
 	char *text;
@@ -167,6 +171,13 @@ int main(void)
 	ok(strstr(text, "host=\"host\\\"with\\\\odd\\nname\""), "host label escaped");
 	ok(!strstr(text, "odd\nname"), "no raw newline inside a label");
 	ok(strstr(text, "group=\"other\""), "groups past the budget are summed as 'other'");
+	/* the rules' SchedlensDatabaseNearLimit divides the one by the other */
+	ok(strstr(text, "# TYPE schedlens_db_limit_bytes gauge\n") &&
+		   strstr(text, "\nschedlens_db_limit_bytes{host=\"host\\\"with\\\\odd\\nname\"} "
+				"1073741824\n") &&
+		   strstr(text, "\nschedlens_db_bytes{host=\"host\\\"with\\\\odd\\nname\"} "
+				"943718400\n"),
+	   "db size and its cap are gauges with the same labels");
 	{
 		int groups, kernels;
 
@@ -201,9 +212,10 @@ int main(void)
 		ok(text &&
 			   strstr(text,
 				  "schedlens_comparison_verdict{host=\"host\\\"with\\\\odd\\nname\","
-				  "comparison=\"3\",verdict=\"inconclusive\"} 1\n") &&
-			   strstr(text, "comparison=\"3\",verdict=\"equivalent\"} 0\n"),
-		   "the comparison's verdict as a state set");
+				  "comparison=\"3\",baseline=\"kernel=6.1\",candidate=\"kernel=6.12\","
+				  "verdict=\"inconclusive\"} 1\n") &&
+			   strstr(text, "candidate=\"kernel=6.12\",verdict=\"equivalent\"} 0\n"),
+		   "the comparison's verdict as a state set, labelled with its sides");
 		if (text) {
 			check_format(text, "findings");
 			promtool(text, "findings");
