@@ -4,6 +4,7 @@
 #
 #   make [O=builddir] [V=1] [WERROR=1] [SANITIZE=address,undefined]
 #   make check | check-rules | bench | format | format-check | deps | run | install [prefix=/usr/local DESTDIR= mandir=]
+#   make deb (the Debian package, into $(O)/deb/)
 #
 # Sources are picked up by wildcard: a new lib/foo.c lands in libschedlens.a, a new
 # cli/cmd-foo.c in the schedlens binary, a new tests/unit/t-foo.c becomes a unit test.
@@ -13,6 +14,8 @@ prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 mandir ?= $(prefix)/share/man
 datadir ?= $(prefix)/share
+# the unit reads /etc/schedlens/schedlensd.conf whatever the prefix, as packages do
+sysconfdir ?= /etc
 DESTDIR ?=
 
 # CI builds with -Werror; so does anyone who asks.
@@ -40,8 +43,9 @@ ifneq ($(SANITIZE),)
 SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 endif
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# CPPFLAGS: dpkg-buildflags puts -D_FORTIFY_SOURCE there (make deb)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(SAN) -D_GNU_SOURCE -pthread -Ilib -I$(O)/gen \
-	$(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+	$(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lm
 
@@ -269,15 +273,50 @@ install-man:
 	install -m 0644 man/schedlens.1 $(DESTDIR)$(mandir)/man1/schedlens.1
 	install -m 0644 man/schedlensd.8 $(DESTDIR)$(mandir)/man8/schedlensd.8
 
-install: all install-man
+# The default config: every setting of --print-config with its default, commented out, so
+# that it cannot go stale. `make install` leaves an existing one alone.
+DEFAULT_CONF := $(O)/schedlensd.conf
+$(DEFAULT_CONF): $(DAEMON_BIN)
+	$(call say,GEN,$@)
+	$(Q){ echo "# $(sysconfdir)/schedlens/schedlensd.conf: schedlensd's settings, 'name value' lines"; \
+	  echo "# (schedlensd(8)). Below, every setting with its default, commented out."; \
+	  echo "# 'systemctl reload schedlensd' rereads this file (SIGHUP)."; echo; \
+	  $(DAEMON_BIN) --print-config | sed 's/^\([^#]\)/#\1/'; } > $@.tmp && mv $@.tmp $@
+
+install: all install-man $(DEFAULT_CONF)
 	install -d $(DESTDIR)$(bindir)
 	install -m 0755 $(CLI_BIN) $(DESTDIR)$(bindir)/schedlens
 	$(if $(DAEMON_BIN),install -m 0755 $(DAEMON_BIN) $(DESTDIR)$(bindir)/schedlensd)
-	install -d $(DESTDIR)$(unitdir)
-	sed 's|@bindir@|$(bindir)|g' daemon/schedlensd.service.in > $(DESTDIR)$(unitdir)/schedlensd.service
+	install -d $(DESTDIR)$(unitdir) $(DESTDIR)$(sysconfdir)/schedlens
+	sed -e 's|@bindir@|$(bindir)|g' -e 's|@sysconfdir@|$(sysconfdir)|g' \
+		daemon/schedlensd.service.in > $(DESTDIR)$(unitdir)/schedlensd.service
 	chmod 0644 $(DESTDIR)$(unitdir)/schedlensd.service
 	install -d $(DESTDIR)$(datadir)/schedlens/prometheus
 	install -m 0644 $(RULES) $(DESTDIR)$(datadir)/schedlens/prometheus/schedlens-rules.yml
+	test -e $(DESTDIR)$(sysconfdir)/schedlens/schedlensd.conf || \
+		install -m 0644 $(DEFAULT_CONF) $(DESTDIR)$(sysconfdir)/schedlens/schedlensd.conf
+
+# The Debian package (debian/, dpkg-buildpackage and debhelper: `make deps` installs them),
+# built in a copy of the tracked and new files under $(O)/deb/ (dpkg-buildpackage writes its
+# output beside the source tree, and its clean step would remove $(O)); the .deb lands in
+# $(O)/deb/. VERSION (git describe) goes along: the copy has no .git.
+# DEB_BUILD_OPTIONS=nocheck skips the unit tests the package build runs.
+DEB_DIR := $(O)/deb
+DEB_JOBS ?= $(shell nproc)
+deb:
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	$(Q)if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -z -c -o --exclude-standard | \
+			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' - | \
+			tar -c --null -T - -f - | tar -x -C $(DEB_DIR)/src; \
+	else \
+		tar -c --exclude='./build*' --exclude=./tests/browser/node_modules -f - . | \
+			tar -x -C $(DEB_DIR)/src; \
+	fi
+	$(call say,DEB,$(DEB_DIR))
+	$(Q)cd $(DEB_DIR)/src && SL_DEB_VERSION='$(VERSION)' dpkg-buildpackage -us -uc -b -j$(DEB_JOBS) \
+		> ../build.log 2>&1 || { tail -40 ../build.log >&2; exit 1; }
+	$(Q)ls $(DEB_DIR)/*.deb
 
 clean:
 	rm -rf $(O)
@@ -302,12 +341,13 @@ help:
 	@echo '  fuzz             libFuzzer on the text parser and trace.dat reader (FUZZ_SECONDS)'
 	@echo '  format, format-check  clang-format the C sources, or check them'
 	@echo '  run              the daemon in the foreground on 127.0.0.1:9347 (RUN_DB)'
-	@echo '  install, install-man  binaries, man pages, the systemd unit and the Prometheus'
-	@echo '                   rules (DESTDIR, prefix)'
+	@echo '  install, install-man  binaries, man pages, the systemd unit, the config and the'
+	@echo '                   Prometheus rules (DESTDIR, prefix)'
+	@echo '  deb              the Debian package into $$(O)/deb/ (lintian $$(O)/deb/*.deb)'
 	@echo '  clean            remove $$(O)'
 
 .PHONY: all check check-rules check-unit check-integration schema-doc bench calibrate calibrate-lab fuzz run deps \
-	pkgcheck format format-check install install-man clean lab lab-check help
+	pkgcheck format format-check install install-man deb clean lab lab-check help
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
