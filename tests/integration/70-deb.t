@@ -41,7 +41,8 @@ ok "a schedlens_*.deb exists" '[ -n "$deb" ] && [ -s "$deb" ]' || done_testing
 dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's|^\./|/|' >"$tmp/files"
 for f in /usr/bin/schedlens /usr/bin/schedlensd /usr/share/man/man1/schedlens.1.gz \
 	/usr/share/man/man8/schedlensd.8.gz /lib/systemd/system/schedlensd.service \
-	/etc/schedlens/schedlensd.conf /usr/share/doc/schedlens/copyright; do
+	/etc/schedlens/schedlensd.conf /usr/share/doc/schedlens/copyright \
+	/usr/share/schedlens/prometheus/schedlens-rules.yml; do
 	ok "the package holds $f" 'grep -qx -- "$f" "$tmp/files"'
 done
 dpkg-deb -e "$deb" "$tmp/control"
