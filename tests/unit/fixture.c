@@ -11,6 +11,27 @@
 #include "fixture.h"
 #include "tap.h"
 
+char *fixture_slurp(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (ret_len)
+		*ret_len = 0;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = calloc(1, (size_t)n + 1)) && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf && ret_len)
+		*ret_len = (size_t)n;
+	return buf;
+}
+
 struct sl_topo *fixture_topo(const char *shape)
 {
 	const char *src = getenv("SL_SRC");

@@ -7,6 +7,7 @@
 #ifndef SL_TEST_FIXTURE_H
 #define SL_TEST_FIXTURE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store.h"
@@ -17,6 +18,10 @@ struct sqlite3;
 /* "westmere", "epyc" or "guest16"; exits the test with "Bail out!" if it cannot. The
  * caller frees the topology with sl_topo_free(). */
 struct sl_topo *fixture_topo(const char *shape);
+
+/* The whole file at path, NUL-terminated, its length in *ret_len (may be NULL); NULL if it
+ * cannot be read. The caller frees it. */
+char *fixture_slurp(const char *path, size_t *ret_len);
 
 /* tap_tmpdir()/name; the last eight results stay valid. */
 char *fixture_path(const char *name);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "import-text.h"
 #include "tap.h"
 
@@ -390,28 +391,6 @@ static const struct corpus_case corpus[] = {
 	{ "ok-plugin.txt", 2, 0, NULL },
 };
 
-static char *slurp(const char *path, size_t *ret_len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	*ret_len = 0;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n + 1);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*ret_len = n;
-	return buf;
-}
-
 static void fuzz_corpus(void)
 {
 	const char *src = getenv("SL_SRC");
@@ -445,7 +424,7 @@ static void fuzz_corpus(void)
 		if (!ok(c, "corpus file %s has an expected outcome in t-import-text", d->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		buf = slurp(path, &len);
+		buf = fixture_slurp(path, &len);
 		if (!ok(buf, "%s: read", d->d_name))
 			continue;
 		/* as the importer reads a file: line by line, stopping at the first error */

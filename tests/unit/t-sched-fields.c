@@ -12,6 +12,7 @@
 #include <traceevent/event-parse.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "sched-fields.h"
 #include "tap.h"
 
@@ -49,24 +50,14 @@ static const char fmt_2_6_32[] =
 	"{ 4, \"T\" }, { 8, \"t\" }, { 16, \"Z\" }, { 32, \"X\" }, { 64, \"x\" }, { 128, \"W\" }) "
 	": \"R\", REC->next_comm, REC->next_pid, REC->next_prio";
 
+/* A fixture of tests/fixtures/formats/ (SL_SRC is the repository root). */
 static char *slurp(const char *name, size_t *ret_len)
 {
 	const char *src = getenv("SL_SRC");
 	char path[4096];
-	char *buf;
-	size_t n;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/formats/%s", src ? src : ".", name);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	buf = calloc(1, 65536);
-	n = fread(buf, 1, 65535, f);
-	fclose(f);
-	if (ret_len)
-		*ret_len = n;
-	return buf;
+	return fixture_slurp(path, ret_len);
 }
 
 static void check_decode(const struct sl_prev_state_map *m, uint64_t raw, char want, int preempt,

@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "fixture.h"
 #include "metrics.h"
 #include "records.h"
 #include "store.h"
@@ -49,26 +50,6 @@ static char *windows_table(void)
 	return buf;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /* The table under "### windows": from its header row to the first blank line. */
 static int find_table(const char *text, size_t *ret_start, size_t *ret_end)
 {
@@ -87,7 +68,7 @@ static int find_table(const char *text, size_t *ret_start, size_t *ret_end)
 
 static int write_readme(const char *path)
 {
-	char *text = slurp(path), *table = windows_table();
+	char *text = fixture_slurp(path, NULL), *table = windows_table();
 	size_t a, b;
 	FILE *f;
 
@@ -106,7 +87,7 @@ static int write_readme(const char *path)
 
 static void check_readme(const char *path)
 {
-	char *text = slurp(path), *table = windows_table();
+	char *text = fixture_slurp(path, NULL), *table = windows_table();
 	size_t a = 0, b = 0;
 
 	ok(text && !find_table(text, &a, &b), "schema/README.md has a windows table");
@@ -173,7 +154,7 @@ static void expand(const char *name, size_t len, char *out, size_t size)
 
 static void check_metrics_md(const char *path)
 {
-	char *text = slurp(path), rowbuf[1024], names[1024];
+	char *text = fixture_slurp(path, NULL), rowbuf[1024], names[1024];
 	int seen[64] = { 0 }, unknown = 0, wrong = 0;
 
 	ok(text != NULL, "docs/metrics.md read");
