@@ -359,18 +359,24 @@ static void test_preemptions(void)
 	}
 }
 
+/* V (postgres 600) runs on cpu 4; W1 (postgres 601) runs on cpu 6 and sleeps at 2 ms. */
+static void v_runs_w1_sleeps(void)
+{
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600);
+	T += 1000;
+	sw(6, 'S', 601);
+	T = 2000000;
+	sw(6, 'S', 0);
+}
+
 static void test_lhp(void)
 {
 	const struct sl_preempt_rec *p;
 	uint64_t t0, t1;
 
-	start(westmere, true);
-	T += 1000;
-	sw(4, 'S', 600); /* V runs on cpu4 */
-	T += 1000;
-	sw(6, 'S', 601); /* W1 runs on cpu6 ... */
-	T = 2000000;
-	sw(6, 'S', 0); /* ... and sleeps at tw1 = 2.000 ms, before t0 */
+	v_runs_w1_sleeps(); /* W1 asleep from tw1 = 2 ms, before t0 */
 	T = 2500000;
 	sw(1, 'S', 650); /* a waker for the preemptor */
 	T = 2600000;
@@ -409,13 +415,7 @@ static void test_lhp(void)
 	is_int(p->censored, 0, "completed, not censored");
 
 	/* a lock convoy: V hands the lock to W1 only; W1 hands it on to W2 */
-	start(westmere, true);
-	T += 1000;
-	sw(4, 'S', 600);
-	T += 1000;
-	sw(6, 'S', 601);
-	T = 2000000;
-	sw(6, 'S', 0); /* W1 asleep from 2.0 ms */
+	v_runs_w1_sleeps();
 	T = 2100000;
 	sw(8, 'S', 603);
 	T = 2200000;
@@ -476,13 +476,7 @@ static void test_lhp(void)
  */
 static void lhp_scene(bool progress, bool sleepers)
 {
-	start(westmere, true);
-	T += 1000;
-	sw(4, 'S', 600);
-	T += 1000;
-	sw(6, 'S', 601);
-	T = 2000000;
-	sw(6, 'S', 0);
+	v_runs_w1_sleeps();
 	if (sleepers) {
 		T = 2100000;
 		sw(8, 'S', 602);
@@ -524,13 +518,7 @@ static int lhp_finish(int victim, const struct sl_preempt_rec **ret)
  */
 static void handoff_scene(uint64_t gap)
 {
-	start(westmere, true);
-	T += 1000;
-	sw(4, 'S', 600);
-	T += 1000;
-	sw(6, 'S', 601);
-	T = 2000000;
-	sw(6, 'S', 0);
+	v_runs_w1_sleeps();
 	T = 2100000;
 	sw(8, 'S', 602);
 	T = 2200000;
@@ -600,13 +588,7 @@ static void test_lhp_context(void)
 	   "preempted by it 300 us after: a waiter, cost t1 - t0");
 
 	/* V runs again without a traced switch: t1 is its first event, the record goes on */
-	start(westmere, true);
-	T += 1000;
-	sw(4, 'S', 600);
-	T += 1000;
-	sw(6, 'S', 601);
-	T = 2000000;
-	sw(6, 'S', 0);
+	v_runs_w1_sleeps();
 	T = 2500000;
 	sw(1, 'S', 950);
 	T = 2600000;
