@@ -347,7 +347,9 @@ help:
 	@echo '  clean            remove $$(O)'
 
 .PHONY: all check check-rules check-unit check-integration schema-doc bench calibrate calibrate-lab fuzz run deps \
-	pkgcheck format format-check install install-man deb clean lab lab-check help
+	pkgcheck format format-check install install-man deb clean lab lab-check help FORCE
+# FORCE is phony: a file that depends on it is remade every time (.SECONDARY alone would
+# let a missing FORCE count as up to date)
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
