@@ -14,6 +14,10 @@ prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 mandir ?= $(prefix)/share/man
 datadir ?= $(prefix)/share
+# schedlens lab's scripts (tests/lab in the source tree)
+labdir ?= $(prefix)/lib/schedlens/lab
+LAB_SCRIPTS := tests/lab/lib.sh tests/lab/run tests/lab/fetch-kernel tests/lab/mkimage \
+	tests/lab/guest-init
 # the unit reads /etc/schedlens/schedlensd.conf whatever the prefix, as packages do
 sysconfdir ?= /etc
 DESTDIR ?=
@@ -121,6 +125,14 @@ $(O)/%.o: %.c | $(GEN_H) $(VERSION_H) pkgcheck
 $(LIB): $(LIB_OBJ)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# where `schedlens lab` finds its scripts once installed (beside a build dir it finds
+# tests/lab itself); rewritten, like version.h, only when the path changes
+LABDIR_H := $(O)/gen/labdir.h
+$(LABDIR_H): FORCE
+	$(Q)mkdir -p $(dir $@) && echo '#define SL_LABDIR "$(labdir)"' | cmp -s - $@ || \
+		echo '#define SL_LABDIR "$(labdir)"' > $@
+$(O)/cli/cmd-lab.o: $(LABDIR_H)
 
 $(CLI_BIN): $(CLI_OBJ) $(LIB)
 	$(call say,LD,$@)
@@ -291,6 +303,9 @@ install: all install-man $(DEFAULT_CONF)
 	sed -e 's|@bindir@|$(bindir)|g' -e 's|@sysconfdir@|$(sysconfdir)|g' \
 		daemon/schedlensd.service.in > $(DESTDIR)$(unitdir)/schedlensd.service
 	chmod 0644 $(DESTDIR)$(unitdir)/schedlensd.service
+	install -d $(DESTDIR)$(labdir)
+	install -m 0755 $(LAB_SCRIPTS) $(DESTDIR)$(labdir)/
+	chmod 0644 $(DESTDIR)$(labdir)/lib.sh
 	install -d $(DESTDIR)$(datadir)/schedlens/prometheus
 	install -m 0644 $(RULES) $(DESTDIR)$(datadir)/schedlens/prometheus/schedlens-rules.yml
 	test -e $(DESTDIR)$(sysconfdir)/schedlens/schedlensd.conf || \

@@ -46,5 +46,6 @@ int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_findings(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 
 #endif

@@ -25,8 +25,9 @@
 static const char usage_text[] =
 	"schedlens diff [--db FILE] [BASE_RUN CAND_RUN | --baseline KERNEL --candidate KERNEL |\n"
 	"       --baseline-runs IDS --candidate-runs IDS] [-l LABEL] [-g GROUP]... [--force]\n"
-	"       [--threshold PCT] [--floor-scale X] [--alpha A] [--resamples N] [--seed N]\n"
-	"       [--block N] [--min-windows N] [--segment SECONDS] [--single-run-factor X]\n"
+	"       [--threshold PCT] [--floor-scale X] [--alpha A] [--ci-level PCT]\n"
+	"       [--resamples N] [--seed N]"
+	" [--block N] [--min-windows N] [--segment SECONDS] [--single-run-factor X]\n"
 	"       [--history-runs N] [--inconclusive-ok] [--no-store] [--all] [--json | --csv]\n"
 	"  without a selection: the previous kernel against the newest run's kernel";
 
@@ -127,9 +128,10 @@ static void print_table(const struct sl_comparison *c, json_t *j, bool all)
 		       s ? "candidate:" : "baseline:", c->side[s].desc, c->side[s].nr_runs,
 		       c->side[s].nr_runs == 1 ? "" : "s", c->side[s].windows);
 	printf("statistics: moderated t on run values (within-run block bootstrap, %d resamples, "
-	       "seed %" PRIu64 "), alpha %g (Holm: primary, BH: secondary), flag at %.0f%% "
-	       "relative change and %gx the metric floors\n",
-	       c->resamples, c->seed, c->alpha, 100 * c->rel_threshold, c->floor_scale);
+	       "seed %" PRIu64 "), alpha %g (Holm: primary, BH: secondary), %.3g%% intervals, "
+	       "flag at %.0f%% relative change and %gx the metric floors\n",
+	       c->resamples, c->seed, c->alpha, 100 * c->ci_level, 100 * c->rel_threshold,
+	       c->floor_scale);
 	if (c->single_run)
 		printf("            no run-to-run variance known: intervals widened %gx for what "
 		       "one run cannot show\n",
@@ -160,6 +162,7 @@ int cmd_diff(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "floor-scale", required_argument, NULL, 'F' },
 		{ "alpha", required_argument, NULL, 'a' },
+		{ "ci-level", required_argument, NULL, 'L' },
 		{ "resamples", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "block", required_argument, NULL, 'k' },
@@ -232,6 +235,12 @@ int cmd_diff(int argc, char **argv)
 			if (cli_double("diff", "--alpha", optarg, 0, 1,
 				       SL_PARSE_MIN_OPEN | SL_PARSE_MAX_OPEN, &o.alpha))
 				return EXIT_USAGE;
+			break;
+		case 'L':
+			if (cli_double("diff", "--ci-level", optarg, 50, 100, SL_PARSE_MAX_OPEN,
+				       &o.ci_level))
+				return EXIT_USAGE;
+			o.ci_level /= 100;
 			break;
 		case 'r':
 			if (cli_u64("diff", "--resamples", optarg, 100, 1000000, &u))

@@ -30,12 +30,12 @@ static void bind_num(sqlite3_stmt *st, int i, double v)
 
 static json_t *params_json(const struct sl_comparison *c)
 {
-	json_t *o = json_pack("{s:I, s:i, s:f, s:f, s:f, s:b, s:f, s:i, s:i}", "seed",
+	json_t *o = json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:b, s:f, s:i, s:i}", "seed",
 			      (json_int_t)c->seed, "resamples", c->resamples, "alpha", c->alpha,
-			      "rel_threshold", c->rel_threshold, "floor_scale", c->floor_scale,
-			      "single_run", c->single_run, "single_run_factor",
-			      c->single_run_factor, "prior_features", c->prior_features,
-			      "runs_needed", c->runs_needed);
+			      "ci_level", c->ci_level, "rel_threshold", c->rel_threshold,
+			      "floor_scale", c->floor_scale, "single_run", c->single_run,
+			      "single_run_factor", c->single_run_factor, "prior_features",
+			      c->prior_features, "runs_needed", c->runs_needed);
 
 	if (o) {
 		json_object_set_new(o, "prior_s02", num_or_null(c->prior_s02));

@@ -71,6 +71,7 @@ void sl_compare_opts_default(struct sl_compare_opts *o)
 	o->seed = 1;
 	o->resamples = 1000;
 	o->alpha = 0.01;
+	o->ci_level = 0.95;
 	o->rel_threshold = 0.10;
 	o->floor_scale = 1;
 	o->single_run_factor = 3;
@@ -979,7 +980,7 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 			f->ci_lo = f->ci_hi = f->delta;
 		} else {
 			f->p = 2 * sl_stats_t_cdf(-fabs(f->delta) / se, f->df);
-			q = sl_stats_t_quantile(0.975, f->df);
+			q = sl_stats_t_quantile(1 - (1 - o->ci_level) / 2, f->df);
 			f->ci_lo = f->delta - q * se;
 			f->ci_hi = f->delta + q * se;
 		}
@@ -1024,7 +1025,7 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 			half = (f->ci_hi - f->ci_lo) / 2;
 			need = fabs(fabs(f->delta) - f->margin);
 			z = fabs(f->delta) < f->margin ?
-				    1.96 :
+				    sl_stats_t_quantile(1 - (1 - o->ci_level) / 2, 1e9) :
 				    -sl_stats_t_quantile(o->alpha / 2 /
 								 (fam[f->primary ? 0 : 1] ?
 									  fam[f->primary ? 0 : 1] :
@@ -1046,8 +1047,8 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 		c->changes += f->verdict == SL_V_CHANGE;
 		c->equivalent += f->verdict == SL_V_EQUIVALENT;
 		c->inconclusive += f->verdict == SL_V_INCONCLUSIVE;
-		sl_metric_explain(m, f->grp, f->base, f->cand, f->ci_lo, f->ci_hi, f->explanation,
-				  sizeof(f->explanation));
+		sl_metric_explain(m, f->grp, f->base, f->cand, f->ci_lo, f->ci_hi, o->ci_level,
+				  f->explanation, sizeof(f->explanation));
 	}
 out:
 	for (int k = 0; k < 2; k++) {
@@ -1145,8 +1146,8 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 		return sl_error(-SL_ERANGE, "metric table larger than %d", MAX_METRICS);
 	}
 	if (o.resamples < 100 || o.resamples > 1000000 || o.alpha <= 0 || o.alpha >= 1 ||
-	    o.rel_threshold < 0 || o.floor_scale < 0 || o.single_run_factor < 1 ||
-	    o.history_runs < 0 || o.history_runs > 10000) {
+	    !(o.ci_level >= 0.5 && o.ci_level < 1) || o.rel_threshold < 0 || o.floor_scale < 0 ||
+	    o.single_run_factor < 1 || o.history_runs < 0 || o.history_runs > 10000) {
 		free(c);
 		return sl_error(-SL_EUSAGE,
 				"comparison settings out of range (resamples %d, "
@@ -1157,6 +1158,7 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 	c->seed = o.seed;
 	c->resamples = o.resamples;
 	c->alpha = o.alpha;
+	c->ci_level = o.ci_level;
 	if ((err = sl_cmp_select(db, &o, c)) || (err = load_side(db, &o, &c->side[0], 0, &l)) ||
 	    (err = load_side(db, &o, &c->side[1], 1, &l)))
 		goto fail;

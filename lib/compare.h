@@ -53,6 +53,8 @@ struct sl_compare_opts {
 	uint64_t seed; /* 1 */
 	int resamples; /* bootstrap resamples, 1000 (at most 400 per run's within variance) */
 	double alpha; /* primary family Holm, secondary BH: 0.01 */
+	double ci_level; /* the intervals' confidence level; equivalent when the interval lies
+			  * within the margin: 0.95 (schedlens lab ab raises it per look) */
 	double rel_threshold; /* |relative change| to flag: 0.10 */
 	double floor_scale; /* multiplies every metric's absolute floor: 1 */
 	double single_run_factor; /* no run-to-run variance known at all (one run a side and no
@@ -107,6 +109,7 @@ struct sl_comparison {
 	uint64_t seed;
 	int resamples;
 	double alpha;
+	double ci_level; /* as applied */
 	enum sl_verdict verdict; /* regression > improvement > change > inconclusive >
 				  * equivalent */
 	int regressions, improvements, changes, insufficient, equivalent, inconclusive;
@@ -158,5 +161,26 @@ int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_
  * and, when owed, the baseline kernel in buf. 0 or -SL_EDB with a message.
  */
 int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size, bool *ret_owed);
+
+/*
+ * Repeated looks (lib/compare-seq.c): sets o's alpha and interval level for one of at most
+ * max_looks looks, so that the whole sequence keeps the level o had (Bonferroni).
+ */
+void sl_compare_spend(struct sl_compare_opts *o, int max_looks);
+
+/* Primary findings neither flagged nor equivalent (inconclusive or insufficient data). */
+int sl_comparison_open(const struct sl_comparison *c);
+
+enum sl_seq_next {
+	SL_SEQ_MORE, /* another pair of runs may close what is open */
+	SL_SEQ_CONCLUSIVE, /* every primary metric flagged or equivalent */
+	SL_SEQ_FUTILE, /* every open one needs more runs a side than max_runs (runs_needed) */
+	SL_SEQ_BUDGET, /* runs_a_side has reached max_runs */
+};
+
+/* What a sequential experiment does after a look at runs_a_side runs of at most max_runs. */
+enum sl_seq_next sl_compare_next(const struct sl_comparison *c, int runs_a_side, int max_runs);
+
+const char *sl_seq_next_name(enum sl_seq_next n);
 
 #endif

@@ -271,7 +271,7 @@ static void range_text(const struct sl_metric *m, double lo, double hi, char *bu
 }
 
 void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, double cand,
-		       double lo, double hi, char *buf, size_t size)
+		       double lo, double hi, double level, char *buf, size_t size)
 {
 	char g[SL_GROUP_LEN + 16], v[32], was[32], d[40], rel[32] = "", ci[64];
 	size_t o = 0;
@@ -309,5 +309,5 @@ void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, 
 		}
 	}
 	buf[o] = 0;
-	snprintf(buf + o, size - o, " (was %s, %s%s, 95%% CI %s)", was, d, rel, ci);
+	snprintf(buf + o, size - o, " (was %s, %s%s, %.3g%% CI %s)", was, d, rel, 100 * level, ci);
 }

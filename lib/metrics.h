@@ -115,9 +115,10 @@ void sl_metric_format(const struct sl_metric *m, double v, char *buf, size_t siz
 
 /*
  * The sentence of a finding, e.g. "wakeups of postgres landed on a busy CPU while an idle
- * CPU sat in the same LLC in 31.0% of wakeups (was 2.1%, +28.9 pts, 95% CI 27.5..30.2)".
+ * CPU sat in the same LLC in 31.0% of wakeups (was 2.1%, +28.9 pts, 95% CI 27.5..30.2)";
+ * level is the interval's confidence level (0.95).
  */
 void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, double cand,
-		       double lo, double hi, char *buf, size_t size);
+		       double lo, double hi, double level, char *buf, size_t size);
 
 #endif

@@ -18,6 +18,7 @@
  * equivalent, or less than 80% power for the 20-point shift at 2 runs a side).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,75 @@ static int aa_row(const char *dir, const char *name, const char *prefix, const c
 	return err;
 }
 
+/*
+ * Sequential experiments as `schedlens lab ab` runs them: K runs a side made up front, a
+ * look after every pair (k vs k runs, k = 1..K), stopping when no primary metric is open.
+ * spend: each look at alpha/K with intervals at 1 - 0.05/K (sl_compare_spend); else every
+ * look at plain alpha, to show what spending buys. shift: waker_same_share of postgres on
+ * the candidate side (0: A/A). Prints the share of experiments that flagged a regression
+ * at some look (A/A: all false), that flagged postgres' waker_same_share (the effect),
+ * that stopped before the budget (all primary metrics conclusive, or what is open needing
+ * more runs than the budget: sl_compare_next), and the runs a side used; sets *fail when an A/A row
+ * with spending flagged a regression in more than 1% of experiments.
+ */
+static int seq_row(const char *dir, const char *name, const char *label, int K, int n_exp,
+		   double shift, bool spend, int *fail)
+{
+	int64_t b[8], k[8];
+	char kb[64], kk[64];
+	int done = 0, regr = 0, hit = 0, stopped = 0, runs = 0, err = 0;
+	struct sl_store *st;
+
+	if (K > 8 || !(st = fresh_db(dir, name)))
+		return -EIO;
+	for (int e = 0; e < n_exp && !err; e++) {
+		bool any_regr = false, any_hit = false;
+		int n;
+
+		snprintf(kb, sizeof(kb), "s%d-base", e);
+		snprintf(kk, sizeof(kk), "s%d-cand", e);
+		err = make_runs(st, NULL, kb, K, 2 * (uint64_t)e + 7001, 0, 1, b);
+		err = err ?: make_runs(st, NULL, kk, K, 2 * (uint64_t)e + 7002, shift, 1, k);
+		for (n = 1; n <= K && !err; n++) {
+			struct sl_compare_opts o;
+			struct sl_comparison *c;
+			enum sl_seq_next next;
+
+			sl_compare_opts_default(&o);
+			o.baseline_runs = b;
+			o.candidate_runs = k;
+			o.nr_baseline_runs = o.nr_candidate_runs = n;
+			o.resamples = 200;
+			if (spend)
+				sl_compare_spend(&o, K);
+			if ((err = sl_compare(st, &o, &c)))
+				break;
+			any_regr |= c->regressions > 0;
+			for (size_t i = 0; i < c->nr_findings; i++)
+				any_hit |=
+					!strcmp(c->findings[i].grp, "postgres") &&
+					!strcmp(c->findings[i].metric->name, "waker_same_share") &&
+					c->findings[i].verdict <= SL_V_CHANGE;
+			next = sl_compare_next(c, n, K);
+			sl_comparison_free(c);
+			if (next != SL_SEQ_MORE)
+				break;
+		}
+		done++;
+		regr += any_regr;
+		hit += any_hit;
+		stopped += n < K;
+		runs += n <= K ? n : K;
+	}
+	sl_store_close(st);
+	printf("%-28s %5d %9.1f%% %9.1f%% %9.1f%% %9.2f\n", label, done, pct(regr, done),
+	       pct(hit, done), pct(stopped, done), done ? (double)runs / done : 0);
+	fflush(stdout);
+	if (spend && shift == 0)
+		*fail |= regr * 100 > done;
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const int sides[] = { 1, 2, 3, 5 };
@@ -212,6 +282,18 @@ int main(int argc, char **argv)
 			fail |= t.hit * 100 < 80 * t.done;
 		if (e == 2)
 			fail |= t.equivalent > 0;
+	}
+	printf("\nsequential experiments (schedlens lab ab): a look after every pair, at most 4 "
+	       "runs a side, %d experiments per row\n",
+	       pairs / 5);
+	printf("%-28s %5s %10s %10s %10s %9s\n", "experiment", "n", "regression", "effect hit",
+	       "stopped", "runs/side");
+	for (int r = 0; r < 3 && !err; r++) {
+		const char *what[] = { "A/A, alpha spent over looks", "A/A, plain alpha each look",
+				       "waker_same_share +20 pts" };
+
+		snprintf(name, sizeof(name), "calibrate-seq%d", r);
+		err = seq_row(dir, name, what[r], 4, pairs / 5, r == 2 ? 20 : 0, r != 1, &fail);
 	}
 	if (err) {
 		fprintf(stderr, "calibrate: %s\n", sl_errmsg(err));

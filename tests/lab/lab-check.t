@@ -7,7 +7,9 @@
 #   - the guest's topology is 4 packages, 8 cores, 16 CPUs, SMT pairs, one LLC each,
 #     in the saved topology file and in the topology stored with the run;
 #   - A/A: two 6.1 pgbench runs diff clean (exit 0, or 3 when inconclusive: no regression);
-#   - known change: 6.1 hackbench with NO_WAKEUP_PREEMPTION makes fewer wakeup
+#   - `schedlens lab ab 6.1 6.1:NO_WAKEUP_PREEMPTION hackbench --max-runs 2` reaches a
+#     conclusive verdict (flagged or equivalent, never inconclusive) within its budget;
+#   - known change, on those runs: 6.1 hackbench with NO_WAKEUP_PREEMPTION makes fewer wakeup
 #     preemptions, and only preemption-related metrics (and their latency consequences)
 #     may be flagged as regressions (hackbench: its wakeups land on busy CPUs all the time,
 #     so wakeup preemption is most of what it sees; pgbench under TCG is too slow to show
@@ -17,6 +19,7 @@
 #   - TPC-B-like pgbench (row locks, LWLocks, s_lock) on 6.1: postgres has lock-holder
 #     preemptions and the recorder read the wakeups' interrupt context; the spinning-waiter
 #     counters of it and of the select-only runs are logged beside each other;
+#   - the newest 7.x cloud kernel of sid and trixie-backports boots and records;
 #   - no guest or temporary file is left behind.
 # Everything it records stays in SL_LAB_OUT (default $SL_BUILD/lab-check): lab.db, the diffs,
 # each guest's topology. LAB_DURATION (default 15) sets every recording's seconds.
@@ -57,10 +60,10 @@ lab_run() {
 		TMPDIR=$LAB_TMP "$LAB/run" "$@" -d "$DUR" -o "$DB" --keep "$OUT/$name" \
 			2> "$OUT/$name.log"
 		rc=$?
-		grep -E '^lab: (kernel|  pgbench: tps)' "$OUT/$name.log" | note
+		grep -E '^lab: (kernel|  pgbench: tps|guest kernel died)' "$OUT/$name.log" | note
 		[ $rc = 0 ] && break
 		echo "# guest run '$name' failed (try $try):"
-		grep -v '^lab:   record:' "$OUT/$name.log" | tail -n 8 | note
+		grep -v '^lab:   record:' "$OUT/$name.log" | tail -n 64 | note
 		cp "$OUT/$name.log" "$OUT/$name.try$try.log"
 	done
 	return $rc
@@ -179,23 +182,37 @@ check_cross() {
 	ok $? "6.1 vs 6.12 pgbench compared: diff exit $DIFF_RC (0, 1 or 3: a verdict)"
 }
 
-# A hackbench run that must have seen hackbench itself.
-hackbench_run() {
-	lab_run "$1" 6.1 hackbench -c 2 -L 20 "${@:2}" &&
-		grep -q '"name":"hackbench"' "$OUT/$1/record.json"
+# schedlens lab ab, 2 runs a side at most: the verdict must be conclusive (0: no regression,
+# 1: a regression; the toggle's consequences, see check_feature), never inconclusive (3).
+lab_ab() {
+	local rc
+	TMPDIR=$LAB_TMP "$SL" lab ab 6.1 6.1:NO_WAKEUP_PREEMPTION hackbench -c 2 -L 20 \
+		-d "$DUR" -o "$DB" --max-runs 2 --json > "$OUT/ab.json" 2> "$OUT/ab.log"
+	rc=$?
+	grep -E '^lab( ab)?: (look|stopped|kernel|guest kernel died|error)' "$OUT/ab.log" | note
+	python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["comparison"]
+print("lab ab verdict:", c["verdict"], "-", c["summary"])' "$OUT/ab.json" 2>&1 | note
+	[ $rc = 0 ] || [ $rc = 1 ]
+}
+
+# The run ids of one side of the lab ab comparison, comma-separated.
+ab_runs() {
+	python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["comparison"]
+print(",".join(str(r) for r in c[sys.argv[2]]["runs"]))' "$OUT/ab.json" "$1"
 }
 
 main() {
-	echo "1..18"
+	echo "1..17"
 	rm -rf "$OUT" && mkdir -p "$LAB_TMP"
 	local k
-	for k in 6.1 6.12; do
+	for k in 6.1 6.12 7.x; do
 		"$LAB/fetch-kernel" "$k" > /dev/null 2> "$OUT/fetch-$k.log"
 		ok $? "kernel $k fetched ($(basename "$(dirname "$("$LAB/fetch-kernel" "$k")")"))"
 	done
 	elapsed "kernels ready"
 
-	local a1 a2 c1 c2 h1 h2 f1 f2
+	local a1 a2 c1 c2 h1 f1
 	lab_run aa1 6.1 pgbench && a1=$(last_run)
 	ok $? "6.1 pgbench run (A)"
 	check_topology "$OUT/aa1" "${a1:-0}"
@@ -205,22 +222,20 @@ main() {
 	ok $? "6.12 pgbench run"
 	lab_run x2 6.12 pgbench && c2=$(last_run)
 	ok $? "6.12 pgbench run (again)"
-	# Alternating, so a drift in the host's load does not line up with the toggle.
-	hackbench_run hb1 && h1=$(last_run)
-	ok $? "6.1 hackbench run, default features"
-	hackbench_run nwp1 --features NO_WAKEUP_PREEMPTION && f1=$(last_run)
-	ok $? "6.1 hackbench run with NO_WAKEUP_PREEMPTION"
-	hackbench_run hb2 && h2=$(last_run)
-	ok $? "6.1 hackbench run, default features (again)"
-	hackbench_run nwp2 --features NO_WAKEUP_PREEMPTION && f2=$(last_run)
-	ok $? "6.1 hackbench run with NO_WAKEUP_PREEMPTION (again)"
+	# schedlens lab ab: interleaved (A B B A), so a drift in the host's load does not line
+	# up with the toggle; at most 2 runs a side, the same four runs as by hand
+	lab_ab && h1=$(ab_runs baseline) && f1=$(ab_runs candidate)
+	ok $? "schedlens lab ab 6.1 vs 6.1:NO_WAKEUP_PREEMPTION hackbench: a conclusive verdict in its budget"
+	lab_run x7 7.x hackbench -c 2 -L 20 && grep -q '"name":"hackbench"' "$OUT/x7/record.json" &&
+		grep -q '^7\.' "$OUT/x7/kernel"
+	ok $? "7.x guest boots and records hackbench ($(cat "$OUT/x7/kernel" 2> /dev/null), preempt $(cat "$OUT/x7/preempt" 2> /dev/null))"
 	local b1
 	lab_run tpcb 6.1 pgbench --mode tpcb -c 32 -l pgbench-tpcb && b1=$(last_run)
 	ok $? "6.1 pgbench run, TPC-B-like, 32 clients"
 	elapsed "guest runs recorded: $(sqlite3 "$DB" 'SELECT count(*) FROM runs') in lab.db"
 
 	check_aa "${a1:-0}" "${a2:-0}"
-	check_feature "$(ids ${h1-} ${h2-})" "$(ids ${f1-} ${f2-})"
+	check_feature "${h1:-0}" "${f1:-0}"
 	check_cross "$(ids ${a1-} ${a2-})" "$(ids ${c1-} ${c2-})"
 	check_tpcb "${b1:-0}" "$(ids ${a1-} ${a2-})"
 	elapsed "diffs done"

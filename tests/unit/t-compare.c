@@ -20,6 +20,7 @@
 #include "../synth/synth.h"
 #include "compare.h"
 #include "error.h"
+#include "stats.h"
 #include "metrics.h"
 #include "store.h"
 #include "tap.h"
@@ -187,6 +188,23 @@ static void test_buddy_vs_scan(const struct sl_topo *t)
 		   "same seed, same interval and p-value");
 		sl_comparison_free(again);
 	}
+	/* a higher confidence level (what each look of schedlens lab ab uses): the same
+	 * estimate, an interval wider by the ratio of the t quantiles, said in the sentence */
+	o.ci_level = 0.99;
+	if (!sl_compare(st, &o, &again)) {
+		const struct sl_finding *a = finding(again, "postgres", "missed_idle_rate");
+		const struct sl_finding *b = finding(c, "postgres", "missed_idle_rate");
+
+		ok(a && b && a->delta == b->delta && a->df == b->df &&
+			   fabs((a->ci_hi - a->ci_lo) / (b->ci_hi - b->ci_lo) -
+				sl_stats_t_quantile(0.995, a->df) /
+					sl_stats_t_quantile(0.975, a->df)) < 1e-9,
+		   "99%% interval: same estimate, wider by t(0.995)/t(0.975)");
+		ok(a && strstr(a->explanation, "99% CI") && again->ci_level == 0.99,
+		   "... and the sentence says 99%% CI");
+		sl_comparison_free(again);
+	}
+	o.ci_level = 0.95;
 
 	/* one run a side against three: with nothing known of run-to-run variance (no
 	 * comparable runs outside the comparison) one run a side concludes nothing and its
