@@ -13,9 +13,11 @@
  * with a small run effect (sd 0.03), as the lab's pgbench runs do, and is compared without
  * any history (--history-runs 0), so that the variance comes from the prior alone: the
  * windows vary far more than the runs' values, and the false-regression rate must stay
- * at or below 1% there too. Usage: calibrate [PAIRS [DIR]]; exit 1 when a
- * target is missed (false regressions above 1% at any runs a side, a 2 vs 1 shift found
- * equivalent, or less than 80% power for the 20-point shift at 2 runs a side).
+ * at or below 1% there too. Last, sequential experiments as `schedlens lab ab` runs them
+ * (seq_row). Usage: calibrate [PAIRS [DIR]]; exit 1 when a target is missed (false
+ * regressions above 1% at any runs a side or over a whole sequential A/A experiment, a
+ * 2 vs 1 shift found equivalent, or less than 80% power for the 20-point shift at 2 runs
+ * a side).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -34,9 +36,11 @@ struct tally {
 	int done, regressions, flagged, inconclusive, equivalent, hit;
 };
 
-/* n runs of base (NULL: synth_win_default's stationary windows) as kernel. */
-static int make_runs(struct sl_store *st, const struct synth_win_config *base, const char *kernel,
-		     int n, uint64_t seed, double shift, double lhp, int64_t *ids)
+/* Runs first..first+n-1 of base (NULL: synth_win_default's stationary windows) as kernel:
+ * run i of a seed is the same whichever call makes it. */
+static int make_runs_from(struct sl_store *st, const struct synth_win_config *base,
+			  const char *kernel, int first, int n, uint64_t seed, double shift,
+			  double lhp, int64_t *ids)
 {
 	struct synth_win_config cfg;
 	int err = 0;
@@ -48,10 +52,17 @@ static int make_runs(struct sl_store *st, const struct synth_win_config *base, c
 	cfg.shift_pts = shift;
 	cfg.lhp_factor = lhp;
 	for (int i = 0; i < n && !err; i++) {
-		cfg.seed = seed * 1000 + (uint64_t)i;
+		cfg.seed = seed * 1000 + (uint64_t)(first + i);
 		err = synth_win_to_store(st, &cfg, &ids[i]);
 	}
 	return err;
+}
+
+/* n runs of base (NULL: synth_win_default's stationary windows) as kernel. */
+static int make_runs(struct sl_store *st, const struct synth_win_config *base, const char *kernel,
+		     int n, uint64_t seed, double shift, double lhp, int64_t *ids)
+{
+	return make_runs_from(st, base, kernel, 0, n, seed, shift, lhp, ids);
 }
 
 /* One comparison (history_runs < 0: the default); hit: the metric named metric of
@@ -179,12 +190,19 @@ static int seq_row(const char *dir, const char *name, const char *label, int K, 
 
 		snprintf(kb, sizeof(kb), "s%d-base", e);
 		snprintf(kk, sizeof(kk), "s%d-cand", e);
-		err = make_runs(st, NULL, kb, K, 2 * (uint64_t)e + 7001, 0, 1, b);
-		err = err ?: make_runs(st, NULL, kk, K, 2 * (uint64_t)e + 7002, shift, 1, k);
 		for (n = 1; n <= K && !err; n++) {
 			struct sl_compare_opts o;
 			struct sl_comparison *c;
 			enum sl_seq_next next;
+
+			/* the pair this look adds, made only when the experiment gets there */
+			err = make_runs_from(st, NULL, kb, n - 1, 1, 2 * (uint64_t)e + 7001, 0, 1,
+					     &b[n - 1]);
+			err = err   ?:
+				      make_runs_from(st, NULL, kk, n - 1, 1, 2 * (uint64_t)e + 7002,
+						     shift, 1, &k[n - 1]);
+			if (err)
+				break;
 
 			sl_compare_opts_default(&o);
 			o.baseline_runs = b;
@@ -284,8 +302,8 @@ int main(int argc, char **argv)
 			fail |= t.equivalent > 0;
 	}
 	printf("\nsequential experiments (schedlens lab ab): a look after every pair, at most 4 "
-	       "runs a side, %d experiments per row\n",
-	       pairs / 5);
+	       "runs a side; %d experiments for the first row, %d for the others\n",
+	       pairs, pairs / 5);
 	printf("%-28s %5s %10s %10s %10s %9s\n", "experiment", "n", "regression", "effect hit",
 	       "stopped", "runs/side");
 	for (int r = 0; r < 3 && !err; r++) {
@@ -293,7 +311,8 @@ int main(int argc, char **argv)
 				       "waker_same_share +20 pts" };
 
 		snprintf(name, sizeof(name), "calibrate-seq%d", r);
-		err = seq_row(dir, name, what[r], 4, pairs / 5, r == 2 ? 20 : 0, r != 1, &fail);
+		err = seq_row(dir, name, what[r], 4, r ? pairs / 5 : pairs, r == 2 ? 20 : 0, r != 1,
+			      &fail);
 	}
 	if (err) {
 		fprintf(stderr, "calibrate: %s\n", sl_errmsg(err));

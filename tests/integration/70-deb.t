@@ -42,7 +42,9 @@ dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's|^\./|/|' >"$tmp/files"
 for f in /usr/bin/schedlens /usr/bin/schedlensd /usr/share/man/man1/schedlens.1.gz \
 	/usr/share/man/man8/schedlensd.8.gz /lib/systemd/system/schedlensd.service \
 	/etc/schedlens/schedlensd.conf /usr/share/doc/schedlens/copyright \
-	/usr/share/schedlens/prometheus/schedlens-rules.yml; do
+	/usr/share/schedlens/prometheus/schedlens-rules.yml /usr/lib/schedlens/lab/run \
+	/usr/lib/schedlens/lab/fetch-kernel /usr/lib/schedlens/lab/mkimage \
+	/usr/lib/schedlens/lab/guest-init /usr/lib/schedlens/lab/lib.sh; do
 	ok "the package holds $f" 'grep -qx -- "$f" "$tmp/files"'
 done
 dpkg-deb -e "$deb" "$tmp/control"
@@ -68,6 +70,12 @@ ok "the shipped config leaves every setting at its default" 'cmp -s "$tmp/config
 ok "the shipped config names every setting" \
 	'[ "$(grep -c "^#[a-z]" "$root/etc/schedlens/schedlensd.conf")" -eq \
 	   "$(grep -c "^[a-z]" "$tmp/defaults")" ]'
+# schedlens lab looks in /usr/lib/schedlens/lab, which is the fresh root's here
+SL_LAB_DIR=$root/usr/lib/schedlens/lab "$root/usr/bin/schedlens" lab run --help >"$tmp/lab" 2>&1
+ok "schedlens lab run --help runs the packaged lab script" \
+	'[ $? -eq 0 ] && grep -q -- "--topology" "$tmp/lab"' || sed 's/^/# /' "$tmp/lab"
+ok "schedlens looks for the lab in /usr/lib/schedlens/lab" \
+	'grep -qa "/usr/lib/schedlens/lab" "$root/usr/bin/schedlens"'
 for p in man1/schedlens.1 man8/schedlensd.8; do
 	ok "$p.gz is man/${p#*/}" \
 		'gzip -dc "$root/usr/share/man/$p.gz" | cmp -s - "$SRC/man/${p#*/}"'

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `schedlens lab` without booting anything: it finds the lab's scripts beside the build
+# directory (or through SL_LAB_DIR), and every bad argument is refused with a clear message
+# and exit status before any download or guest (the guests themselves: make lab-check).
+set -u
+. "$(dirname "$0")/lib.sh"
+SL=${SL_BUILD:?}/schedlens
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run CMD...: status in $rc, stderr in $tmp/err, stdout in $tmp/out
+run() {
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+says() { grep -qF -- "$1" "$tmp/err"; }
+
+run "$SL" lab
+ok "lab without a command: exit 2 with the usage" '[ $rc -eq 2 ] && says "schedlens lab ab A B WORKLOAD"'
+run "$SL" lab --help
+ok "lab --help: exit 0, usage on stdout" '[ $rc -eq 0 ] && grep -q "KERNEL\[:FEATURE" "$tmp/out"'
+run "$SL" lab frob
+ok "unknown lab command: exit 2, named" '[ $rc -eq 2 ] && says "unknown lab command '"'"'frob'"'"'"'
+run "$SL" lab ab 6.1 hackbench
+ok "lab ab with two arguments: exit 2" '[ $rc -eq 2 ]'
+for bad in "6.1:" "6.1@" ":X" "@full"; do
+	run "$SL" lab ab "$bad" 6.1 hackbench -o "$tmp/x.db"
+	ok "lab ab side '$bad': exit 2, bad side" '[ $rc -eq 2 ] && says "bad side" && [ ! -e "$tmp/x.db" ]'
+done
+run "$SL" lab ab 6.1 6.1:NO_WAKEUP_PREEMPTION hackbench --max-runs 0
+ok "lab ab --max-runs 0: exit 2" '[ $rc -eq 2 ] && says "--max-runs"'
+run "$SL" lab ab 6.1 6.1 hackbench --alpha 1
+ok "lab ab --alpha 1: exit 2" '[ $rc -eq 2 ] && says "--alpha"'
+
+# the scripts, found beside the build directory
+run "$SL" lab fetch "$tmp/no-such/bzImage"
+ok "lab fetch of a missing kernel image: exit 1, named" '[ $rc -eq 1 ] && says "no kernel image $tmp/no-such/bzImage"'
+: >"$tmp/bzImage"
+run "$SL" lab fetch "$tmp/bzImage"
+ok "lab fetch of an own kernel image prints its path" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "$tmp/bzImage" ]'
+run "$SL" lab fetch 8.1
+ok "lab fetch of an unknown kernel name: exit 1, what is known" '[ $rc -eq 1 ] && says "unknown kernel '"'"'8.1'"'"' (6.1, 6.12, 7.x"'
+SL_LAB_DIR=$tmp/nowhere run "$SL" lab fetch 6.1
+ok "SL_LAB_DIR without the scripts: exit 1, the path named" '[ $rc -eq 1 ] && says "cannot run $tmp/nowhere/fetch-kernel"'
+
+# lab run refuses bad settings before fetching anything
+run "$SL" lab run --help
+ok "lab run --help: exit 0, the options on stdout" '[ $rc -eq 0 ] && grep -q -- "--topology SxCxT" "$tmp/out"'
+for args in "--topology 9x1x1|bad --topology" "--topology 4x8x2|64 vCPUs (at most 32)" \
+	"--preempt rt|unknown preemption model 'rt'" "--sysctl novalue|bad --sysctl 'novalue'" \
+	"--repeat 0|bad --repeat '0'" "--mode rw|unknown pgbench mode 'rw'"; do
+	set -- ${args%%|*}
+	run "$SL" lab run 6.1 hackbench "$@" -o "$tmp/y.db"
+	ok "lab run $*: exit 1 before any guest, says ${args#*|}" \
+		'[ $rc -eq 1 ] && says "${args#*|}" && [ ! -e "$tmp/y.db" ]'
+done
+run "$SL" lab run 6.1 frobbench
+ok "lab run of an unknown workload: exit 1, named" '[ $rc -eq 1 ] && says "unknown workload '"'"'frobbench'"'"'"'
+
+done_testing
