@@ -138,6 +138,8 @@ python3 - "$tmp/local.json" "$tmp/fleet.json" "$tmp/metrics.json" >"$tmp/cmp.out
 import json, sys
 loc, fl, mt = (json.load(open(p)) for p in sys.argv[1:4])
 heads = {m["name"] for m in mt["metrics"] if m["headline"]}
+print("local:", loc["summary"])
+print("fleet:", fl["summary"])
 print("verdicts", loc["verdict"], fl["verdict"])
 print("units", *(s["units"] for s in (loc["baseline"], loc["candidate"], fl["baseline"], fl["candidate"])))
 def headline(c):
