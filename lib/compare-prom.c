@@ -9,7 +9,9 @@
  * histogram, which /metrics does not export: they are left out with a note.
  */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,30 @@ static curl_socket_t open_socket(void *ctx, curlsocktype purpose, struct curl_so
 	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
+/*
+ * libcurl 7.88 opens the wakeup socketpair of the easy handle's internal multi handle without
+ * SOCK_CLOEXEC (strace showed it) and offers no option for it; it lives as long as the
+ * handle. After each request every descriptor above stderr that lacks FD_CLOEXEC gets it:
+ * nothing of ours forks while a request runs, and none of our descriptors is meant to be
+ * inherited.
+ */
+static void cloexec_leftovers(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name), fl;
+
+		if (fd > 2 && fd != dirfd(d) && (fl = fcntl(fd, F_GETFD)) >= 0 &&
+		    !(fl & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+	}
+	closedir(d);
+}
+
 /* One query_range; *ret is its data.result array (a new reference). */
 static int query(struct fetch *fe, const char *promql, json_t **ret)
 {
@@ -105,6 +131,7 @@ static int query(struct fetch *fe, const char *promql, json_t **ret)
 	fe->len = 0;
 	curl_easy_setopt(fe->h, CURLOPT_POSTFIELDS, post);
 	rc = curl_easy_perform(fe->h);
+	cloexec_leftovers();
 	if (rc != CURLE_OK)
 		return sl_error(-SL_EUSAGE, "cannot query '%s': %s", fe->url,
 				fe->too_big ? "response too large" : curl_easy_strerror(rc));
