@@ -166,6 +166,16 @@ ok "table: hosts and steps, and the notes on fleet mode" \
 	'grep -q "^baseline: *kernel=\"6.1-fleet\" hosts=fleet-a1,fleet-a2,fleet-a3 (3 hosts, [0-9]* steps)" "$tmp/fleet.txt" &&
 	 grep -q "^note: latency quantiles not compared" "$tmp/fleet.txt" && grep -q "^verdict: " "$tmp/fleet.txt"'
 
+"$SL" diff --prometheus "$prom/" --baseline 'kernel="6.1-fleet"' --candidate 'kernel="6.12-fleet"' \
+	-g '*' --range 10m --step 1s --end "$(date +%s)" --json >"$tmp/star.json" 2>"$tmp/star.err"
+src=$?
+star=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+print(sorted({f["group"] for f in c["findings"]}), c["verdict"])' "$tmp/star.json" 2>&1)
+ok "-g '*' --end now (and a URL ending in /): only all tasks' findings, still a regression ($star)" \
+	'[ $src = 1 ] && [ "$star" = "['"'"'*'"'"'] regression" ]'
+
 # --- bad input: exit 2 and a message
 "$SL" diff --prometheus "http://127.0.0.1:${ports[7]}" --baseline 'kernel="a"' --candidate 'kernel="b"' \
 	--range 10m --step 1s >/dev/null 2>"$tmp/e1"
