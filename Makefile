@@ -28,12 +28,12 @@ WERROR ?= 1
 endif
 
 PKGS := libtracefs >= 1.6 libtraceevent >= 1.7 sqlite3 >= 3.40 libmicrohttpd >= 0.9.75 \
-	jansson >= 2.14 libtracecmd libzstd >= 1.4
+	jansson >= 2.14 libtracecmd libzstd >= 1.4 libcurl >= 7.85
 PKG_CONFIG ?= pkg-config
 
 # Evaluated on first use, not when the Makefile is read: `make deps check` installs the
 # libraries before anything is compiled.
-PKG_NAMES := libtracefs libtraceevent sqlite3 libmicrohttpd jansson libtracecmd libzstd
+PKG_NAMES := libtracefs libtraceevent sqlite3 libmicrohttpd jansson libtracecmd libzstd libcurl
 PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKG_NAMES)))$(PKG_CFLAGS)
 PKG_LIBS = $(eval PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKG_NAMES)))$(PKG_LIBS)
 

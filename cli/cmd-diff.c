@@ -7,7 +7,10 @@
  * status is a CI gate: 0 no regression and conclusive, 1 a regression was flagged, 2 usage
  * errors, insufficient data or anything else that is not a verdict, 3 inconclusive (no
  * regression, but a primary metric could be neither flagged nor shown equivalent, whatever
- * else was flagged; --inconclusive-ok makes that 0).
+ * else was flagged; --inconclusive-ok makes that 0). With --prometheus the two sides are
+ * series matchers and the data come from a Prometheus server (lib/compare-prom.h,
+ * docs/fleet.md): hosts take the place of runs and steps that of windows; the output and
+ * exit statuses are the same.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "compare-prom.h"
 #include "compare.h"
 #include "error.h"
 #include "findings-table.h"
@@ -26,10 +30,14 @@ static const char usage_text[] =
 	"schedlens diff [--db FILE] [BASE_RUN CAND_RUN | --baseline KERNEL --candidate KERNEL |\n"
 	"       --baseline-runs IDS --candidate-runs IDS] [-l LABEL] [-g GROUP]... [--force]\n"
 	"       [--threshold PCT] [--floor-scale X] [--alpha A] [--ci-level PCT]\n"
-	"       [--resamples N] [--seed N]"
-	" [--block N] [--min-windows N] [--segment SECONDS] [--single-run-factor X]\n"
-	"       [--history-runs N] [--inconclusive-ok] [--no-store] [--all] [--json | --csv]\n"
-	"  without a selection: the previous kernel against the newest run's kernel";
+	"       [--resamples N] [--seed N] [--block N] [--min-windows N] [--segment SECONDS]\n"
+	"       [--single-run-factor X] [--history-runs N] [--inconclusive-ok] [--no-store]\n"
+	"       [--all] [--json | --csv]\n"
+	"schedlens diff --prometheus URL --baseline MATCHER --candidate MATCHER [-g GROUP]...\n"
+	"       [--range DUR] [--step DUR] [--end UNIX_SECONDS] [statistics and output options]\n"
+	"  without a selection: the previous kernel against the newest run's kernel\n"
+	"  fleet: MATCHER selects series, e.g. 'kernel=\"6.12.57-amd64\"'; DUR is N[smhd]\n"
+	"  (--range 24h, --step 1m by default)";
 
 #define MAX_IDS 256
 #define MAX_GROUPS 32
@@ -121,12 +129,38 @@ static void print_rest(const struct sl_comparison *c, bool all)
 		       insufficient, insufficient == 1 ? "" : "s");
 }
 
-static void print_table(const struct sl_comparison *c, json_t *j, bool all)
+/* "24h", "1m", "90s", "7d" or plain seconds, into seconds (at least 1, at most 10 years). */
+static int parse_dur(const char *flag, const char *s, uint64_t *ret)
+{
+	static const struct {
+		char unit;
+		uint64_t mul;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	char num[32];
+	size_t len = strlen(s);
+	uint64_t mul = 1, v;
+
+	for (size_t i = 0; len > 1 && i < sizeof(units) / sizeof(units[0]); i++)
+		if (s[len - 1] == units[i].unit) {
+			mul = units[i].mul;
+			len--;
+		}
+	if (len >= sizeof(num))
+		return cli_usage_error("diff", "invalid %s '%s'", flag, s);
+	snprintf(num, sizeof(num), "%.*s", (int)len, s);
+	if (cli_u64("diff", flag, num, 1, 315360000 / mul, &v))
+		return EXIT_USAGE;
+	*ret = v * mul;
+	return 0;
+}
+
+static void print_table(const struct sl_comparison *c, json_t *j, bool all, bool fleet)
 {
 	for (int s = 0; s < 2; s++)
-		printf("%-10s %s (%d run%s, %zu windows)\n",
+		printf("%-10s %s (%d %s%s, %zu %s)\n",
 		       s ? "candidate:" : "baseline:", c->side[s].desc, c->side[s].nr_runs,
-		       c->side[s].nr_runs == 1 ? "" : "s", c->side[s].windows);
+		       fleet ? "host" : "run", c->side[s].nr_runs == 1 ? "" : "s",
+		       c->side[s].windows, fleet ? "steps" : "windows");
 	printf("statistics: moderated t on run values (within-run block bootstrap, %d resamples, "
 	       "seed %" PRIu64 "), alpha %g (Holm: primary, BH: secondary), %.3g%% intervals, "
 	       "flag at %.0f%% relative change and %gx the metric floors\n",
@@ -146,6 +180,36 @@ static void print_table(const struct sl_comparison *c, json_t *j, bool all)
 	if (c->id >= 0)
 		printf(" [comparison %" PRId64 "]", c->id);
 	printf("\n");
+}
+
+/* Prints c as asked, frees it and returns diff's exit status for it. */
+static int report(struct sl_comparison *c, enum pr_format format, bool all, bool fleet,
+		  bool inconclusive_ok)
+{
+	json_t *j = sl_comparison_to_json(c);
+	int status;
+
+	if (!j && format != PR_TEXT) {
+		cli_error("out of memory");
+	} else if (format == PR_JSON) {
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+		printf("\n");
+	} else if (format == PR_CSV) {
+		struct pr *p = pr_open(PR_CSV, 0, stdout);
+
+		if (p)
+			print_findings(p, json_object_get(j, "findings"), false);
+		pr_close(p);
+	} else {
+		print_table(c, j, all, fleet);
+	}
+	json_decref(j);
+	status = c->verdict == SL_V_INSUFFICIENT    ? EXIT_USAGE :
+		 c->regressions			    ? EXIT_FAIL :
+		 c->runs_needed && !inconclusive_ok ? EXIT_INCONCLUSIVE :
+						      EXIT_OK;
+	sl_comparison_free(c);
+	return status;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -175,27 +239,48 @@ int cmd_diff(int argc, char **argv)
 		{ "all", no_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'v' },
+		{ "prometheus", required_argument, NULL, 'P' },
+		{ "range", required_argument, NULL, 'G' },
+		{ "step", required_argument, NULL, 'T' },
+		{ "end", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	static int64_t ids[2][MAX_IDS];
 	const char *db = "schedlens.db", *groups[MAX_GROUPS];
 	struct sl_compare_opts o;
+	struct sl_fleet_opts fo;
 	struct sl_comparison *c = NULL;
 	struct sl_store *store = NULL;
 	enum pr_format format = PR_TEXT;
-	bool all = false, store_it = true, inconclusive_ok = false;
-	json_t *j;
+	bool all = false, store_it = true, inconclusive_ok = false, local_only = false;
 	int opt, err, nr_groups = 0, status;
 	uint64_t u;
 	double d;
 
 	sl_compare_opts_default(&o);
+	sl_fleet_opts_default(&fo);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "l:g:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'D':
 			db = optarg;
+			local_only = true;
+			break;
+		case 'P':
+			fo.url = optarg;
+			break;
+		case 'G':
+			if (parse_dur("--range", optarg, &fo.range_s))
+				return EXIT_USAGE;
+			break;
+		case 'T':
+			if (parse_dur("--step", optarg, &fo.step_s))
+				return EXIT_USAGE;
+			break;
+		case 'E':
+			if (cli_u64("diff", "--end", optarg, 1, UINT64_MAX / 2, &fo.end_s))
+				return EXIT_USAGE;
 			break;
 		case 'b':
 			o.baseline_kernel = optarg;
@@ -205,12 +290,14 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'B':
 		case 'C':
+			local_only = true;
 			if (parse_ids(opt == 'C' ? "--candidate-runs" : "--baseline-runs", optarg,
 				      ids[opt == 'C'],
 				      opt == 'C' ? &o.nr_candidate_runs : &o.nr_baseline_runs))
 				return EXIT_USAGE;
 			break;
 		case 'l':
+			local_only = true;
 			o.label = optarg;
 			break;
 		case 'g':
@@ -219,6 +306,7 @@ int cmd_diff(int argc, char **argv)
 			groups[nr_groups++] = optarg;
 			break;
 		case 'f':
+			local_only = true;
 			o.force = true;
 			break;
 		case 't':
@@ -265,6 +353,7 @@ int cmd_diff(int argc, char **argv)
 			if (cli_double("diff", "--segment", optarg, 0.001, 31536000, 0, &d))
 				return EXIT_USAGE;
 			o.segment_ns = (uint64_t)(d * 1e9);
+			local_only = true;
 			break;
 		case 'R':
 			if (cli_double("diff", "--single-run-factor", optarg, 1, 1000, 0,
@@ -275,11 +364,13 @@ int cmd_diff(int argc, char **argv)
 			if (cli_u64("diff", "--history-runs", optarg, 0, 1000, &u))
 				return EXIT_USAGE;
 			o.history_runs = (int)u;
+			local_only = true;
 			break;
 		case 'I':
 			inconclusive_ok = true;
 			break;
 		case 'n':
+			local_only = true;
 			store_it = false;
 			break;
 		case 'A':
@@ -296,6 +387,27 @@ int cmd_diff(int argc, char **argv)
 		default:
 			return cli_usage(usage_text);
 		}
+	}
+	if (fo.url) {
+		if (local_only || argc != optind)
+			return cli_usage_error("diff",
+					       "--prometheus takes two matchers "
+					       "(--baseline, --candidate), not a database's "
+					       "runs, label, segments, history or store");
+		if (!o.baseline_kernel || !o.candidate_kernel)
+			return cli_usage(usage_text);
+		fo.matcher[0] = o.baseline_kernel;
+		fo.matcher[1] = o.candidate_kernel;
+		if (nr_groups) {
+			o.groups = groups;
+			o.nr_groups = nr_groups;
+		}
+		err = sl_compare_prom(&o, &fo, &c);
+		if (err) {
+			cli_error("%s", sl_errmsg(err));
+			return EXIT_USAGE;
+		}
+		return report(c, format, all, true, inconclusive_ok);
 	}
 	if (argc - optind == 2) {
 		if (o.nr_baseline_runs || o.nr_candidate_runs || o.baseline_kernel ||
@@ -328,27 +440,7 @@ int cmd_diff(int argc, char **argv)
 		sl_store_close(store);
 		return EXIT_USAGE;
 	}
-	j = sl_comparison_to_json(c);
-	if (!j && format != PR_TEXT) {
-		cli_error("out of memory");
-	} else if (format == PR_JSON) {
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-		printf("\n");
-	} else if (format == PR_CSV) {
-		struct pr *p = pr_open(PR_CSV, 0, stdout);
-
-		if (p)
-			print_findings(p, json_object_get(j, "findings"), false);
-		pr_close(p);
-	} else {
-		print_table(c, j, all);
-	}
-	json_decref(j);
-	status = c->verdict == SL_V_INSUFFICIENT    ? EXIT_USAGE :
-		 c->regressions			    ? EXIT_FAIL :
-		 c->runs_needed && !inconclusive_ok ? EXIT_INCONCLUSIVE :
-						      EXIT_OK;
-	sl_comparison_free(c);
+	status = report(c, format, all, false, inconclusive_ok);
 	sl_store_close(store);
 	return status;
 }

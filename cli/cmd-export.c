@@ -3,6 +3,9 @@
  * `schedlens export RUN --format text [-o FILE] [-d DB]`: writes a stored run as ftrace
  * text that `schedlens import` reads back to the same wakeup and preemption records
  * (lib/export-text.h says what is regenerated and what cannot be).
+ * `schedlens export --format openmetrics [--host H] -d DB [-o FILE]`: every run's windows
+ * as the time-stamped history of schedlensd's /metrics counters, for Prometheus's
+ * `promtool tsdb create-blocks-from openmetrics` (lib/prom-history.h, docs/fleet.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,12 +16,42 @@
 #include "builtin.h"
 #include "error.h"
 #include "export-text.h"
+#include "prom-history.h"
 
 static const char usage_text[] =
 	"schedlens export RUN --format text -d DB [-o FILE]\n"
+	"schedlens export --format openmetrics [--host H] -d DB [-o FILE]\n"
 	"  RUN            the run id ('schedlens import' and 'record -o' print it)\n"
 	"  -d, --db DB    the database holding the run\n"
+	"  --host H       openmetrics: the host label (default: each run's hostname)\n"
 	"  -o FILE        write there instead of standard output";
+
+/* Every run's windows as /metrics history (docs/fleet.md). */
+static int export_openmetrics(const char *db, const char *host, const char *path)
+{
+	struct sl_store *store;
+	FILE *out = stdout;
+	size_t instants = 0;
+	int r;
+
+	if ((r = sl_store_open(db, SL_STORE_RDONLY, &store)) < 0) {
+		cli_error("%s", sl_errmsg(r));
+		return EXIT_USAGE;
+	}
+	if (path && !(out = fopen(path, "we"))) {
+		sl_store_close(store);
+		return cli_error("cannot create '%s': %s", path, strerror(errno));
+	}
+	r = sl_prom_history_write(store, host, out, &instants);
+	if (path && fclose(out) && r >= 0)
+		r = sl_error(-EIO, "cannot write '%s'", path);
+	sl_store_close(store);
+	if (r < 0)
+		return cli_error("%s", sl_errmsg(r));
+	if (path)
+		fprintf(stderr, "wrote %zu instants\n", instants);
+	return EXIT_OK;
+}
 
 int cmd_export(int argc, char **argv)
 {
@@ -26,10 +59,11 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL, *path = NULL, *format = "text";
+	const char *db = NULL, *path = NULL, *format = "text", *host = NULL;
 	struct sl_export_stats st;
 	FILE *out = stdout;
 	int64_t run;
@@ -46,16 +80,25 @@ int cmd_export(int argc, char **argv)
 		case 'o':
 			path = optarg;
 			break;
+		case 'H':
+			host = optarg;
+			break;
 		case 'h':
 			return cli_help(usage_text);
 		default:
 			return cli_usage(usage_text);
 		}
 	}
-	if (optind + 1 != argc || !db)
+	if (!strcmp(format, "openmetrics")) {
+		if (optind != argc || !db)
+			return cli_usage(usage_text);
+		return export_openmetrics(db, host, path);
+	}
+	if (optind + 1 != argc || !db || host)
 		return cli_usage(usage_text);
 	if (strcmp(format, "text"))
-		return cli_usage_error("export", "unsupported --format '%s' (only 'text')", format);
+		return cli_usage_error(
+			"export", "unsupported --format '%s' ('text' or 'openmetrics')", format);
 	if (cli_i64("export", "RUN", argv[optind], 1, INT64_MAX, &run))
 		return EXIT_USAGE;
 	if (path && !(out = fopen(path, "we")))

@@ -25,8 +25,8 @@ static const struct pr_col cols[] = {
 	{ "rel_change", "CHANGE", PR_REAL },
 	{ "p_adjusted", "P(ADJ)", PR_REAL, "%.2g" },
 	{ "runs_needed", "RUNS?", PR_INT },
-	{ "ci_low", "CI95 LOW", PR_REAL, "%.4g" },
-	{ "ci_high", "CI95 HIGH", PR_REAL, "%.4g" },
+	{ "ci_low", "CI LOW", PR_REAL, "%.4g" },
+	{ "ci_high", "CI HIGH", PR_REAL, "%.4g" },
 	{ "unit", "UNIT" },
 	{ "explanation", "EXPLANATION", PR_STR, NULL, PR_BELOW },
 };

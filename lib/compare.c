@@ -819,7 +819,7 @@ static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
 
 	/* segments of one run vary more than whole runs: the history's variance would
 	 * understate theirs */
-	if (o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
+	if (!db || o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
 		return 0;
 	ho.segment_ns = 0;
 	/* cfg: the configuration as one string (unit separators between its parts); n: its
@@ -1129,43 +1129,41 @@ static void summarize(struct sl_comparison *c)
 	}
 }
 
-int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
-	       struct sl_comparison **ret)
+/* The settings sl_compare() and sl_cmp_test() accept. */
+static int check_opts(const struct sl_compare_opts *o)
 {
-	struct sl_compare_opts o = *opts;
-	struct sl_comparison *c = calloc(1, sizeof(*c));
-	struct loaded l = { 0 };
-	sqlite3 *db = sl_store_db(store);
-	struct group *all = NULL;
-	int err, skipped = 0;
-
-	if (!c)
-		return -ENOMEM;
-	if (sl_nr_metrics > MAX_METRICS) {
-		free(c);
+	if (sl_nr_metrics > MAX_METRICS)
 		return sl_error(-SL_ERANGE, "metric table larger than %d", MAX_METRICS);
-	}
-	if (o.resamples < 100 || o.resamples > 1000000 || o.alpha <= 0 || o.alpha >= 1 ||
-	    !(o.ci_level >= 0.5 && o.ci_level < 1) || o.rel_threshold < 0 || o.floor_scale < 0 ||
-	    o.single_run_factor < 1 || o.history_runs < 0 || o.history_runs > 10000) {
-		free(c);
+	if (o->resamples < 100 || o->resamples > 1000000 || o->alpha <= 0 || o->alpha >= 1 ||
+	    !(o->ci_level >= 0.5 && o->ci_level < 1) || o->rel_threshold < 0 ||
+	    o->floor_scale < 0 || o->single_run_factor < 1 || o->history_runs < 0 ||
+	    o->history_runs > 10000)
 		return sl_error(-SL_EUSAGE,
 				"comparison settings out of range (resamples %d, "
 				"alpha %g, threshold %g)",
-				o.resamples, o.alpha, o.rel_threshold);
-	}
-	c->id = -1;
+				o->resamples, o->alpha, o->rel_threshold);
+	return 0;
+}
+
+/*
+ * The tests over loaded windows: every group, then the verdicts and the summary. db is
+ * read only for the history of comparable runs, which needs c->topo_hash: NULL without.
+ */
+static int test_loaded(sqlite3 *db, const struct sl_compare_opts *opts, struct loaded *l,
+		       struct sl_comparison *c)
+{
+	const struct sl_compare_opts o = *opts;
+	struct group *all = NULL;
+	int err = 0, skipped = 0;
+
 	c->seed = o.seed;
 	c->resamples = o.resamples;
 	c->alpha = o.alpha;
 	c->ci_level = o.ci_level;
-	if ((err = sl_cmp_select(db, &o, c)) || (err = load_side(db, &o, &c->side[0], 0, &l)) ||
-	    (err = load_side(db, &o, &c->side[1], 1, &l)))
-		goto fail;
-	qsort(l.g, l.nr, sizeof(*l.g), cmp_group);
-	for (int i = 0; i < l.nr; i++)
-		if (!strcmp(l.g[i].name, SL_GROUP_ALL))
-			all = &l.g[i];
+	qsort(l->g, l->nr, sizeof(*l->g), cmp_group);
+	for (int i = 0; i < l->nr; i++)
+		if (!strcmp(l->g[i].name, SL_GROUP_ALL))
+			all = &l->g[i];
 	for (int s = 0; s < 2; s++) {
 		c->side[s].windows = all ? all->side[s].windows : 0;
 		c->side[s].units = all ? all->side[s].nr : 0;
@@ -1173,8 +1171,8 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 	if (o.segment_ns)
 		sl_cmp_note(c, "runs cut into %.0f s segments that serve as runs",
 			    (double)o.segment_ns / 1e9);
-	for (int i = 0; i < l.nr && !err; i++) {
-		const struct group *g = &l.g[i];
+	for (int i = 0; i < l->nr && !err; i++) {
+		const struct group *g = &l->g[i];
 		bool small = g->side[0].windows < o.min_windows ||
 			     g->side[1].windows < o.min_windows;
 
@@ -1192,7 +1190,7 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 		sl_cmp_note(c, "%d group%s with fewer than %zu windows on a side not compared",
 			    skipped, skipped == 1 ? "" : "s", o.min_windows);
 	if (err || (err = decide(db, &o, c)))
-		goto fail;
+		return err;
 	if (!all || c->side[0].windows < o.min_windows || c->side[1].windows < o.min_windows)
 		c->verdict = SL_V_INSUFFICIENT;
 	else if (c->regressions)
@@ -1208,6 +1206,25 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 	if (o.groups && !c->nr_findings)
 		sl_cmp_note(c, "none of the selected groups has windows on both sides");
 	summarize(c);
+	return 0;
+}
+
+int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
+	       struct sl_comparison **ret)
+{
+	struct sl_compare_opts o = *opts;
+	struct sl_comparison *c = calloc(1, sizeof(*c));
+	struct loaded l = { 0 };
+	sqlite3 *db = sl_store_db(store);
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->id = -1;
+	if ((err = check_opts(&o)) || (err = sl_cmp_select(db, &o, c)) ||
+	    (err = load_side(db, &o, &c->side[0], 0, &l)) ||
+	    (err = load_side(db, &o, &c->side[1], 1, &l)) || (err = test_loaded(db, &o, &l, c)))
+		goto fail;
 	free_loaded(&l);
 	if (o.store && (err = sl_cmp_store(db, c)))
 		goto fail_stored;
@@ -1218,6 +1235,48 @@ fail:
 fail_stored:
 	sl_comparison_free(c);
 	return err;
+}
+
+/* Windows loaded by another module (compare-prom.c): the same groups, sides and units. */
+struct sl_cmp_data {
+	struct loaded l;
+};
+
+struct sl_cmp_data *sl_cmp_data_new(void)
+{
+	return calloc(1, sizeof(struct sl_cmp_data));
+}
+
+void sl_cmp_data_free(struct sl_cmp_data *d)
+{
+	if (!d)
+		return;
+	free_loaded(&d->l);
+	free(d);
+}
+
+int sl_cmp_data_add(struct sl_cmp_data *d, int side, int64_t unit, const struct sl_window_rec *w)
+{
+	struct group *g;
+	struct unit *u;
+	int err;
+
+	if (side < 0 || side > 1)
+		return -EINVAL;
+	if (!(g = find_group(&d->l, w->grp)) || !(u = find_unit(&g->side[side], unit, 0)))
+		return -ENOMEM;
+	if ((err = unit_add(u, w)))
+		return err;
+	g->side[side].windows++;
+	return 0;
+}
+
+int sl_cmp_test(const struct sl_compare_opts *o, struct sl_cmp_data *d, struct sl_comparison *c)
+{
+	int err = check_opts(o);
+
+	c->id = -1;
+	return err ? err : test_loaded(NULL, o, &d->l, c);
 }
 
 void sl_comparison_free(struct sl_comparison *c)

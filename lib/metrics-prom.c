@@ -18,6 +18,7 @@ struct series {
 	char grp[SL_GROUP_LEN];
 	uint64_t counter[SL_WIN_NR]; /* window-counters.h: those with a Prometheus name */
 	uint64_t windows;
+	uint64_t dur_ns; /* the windows' summed length: the denominator of every rate */
 };
 
 #define MAX_SERIES (SL_PROM_MAX_KERNELS * (SL_PROM_MAX_GROUPS + 2))
@@ -119,6 +120,7 @@ void sl_prom_add_window(struct sl_prom *p, const char *kernel, const struct sl_w
 		for (int i = 0; i < SL_WIN_NR; i++)
 			s->counter[i] += SL_WIN_CVALUE(w, i);
 		s->windows++;
+		s->dur_ns += w->dur_ns;
 	}
 	pthread_mutex_unlock(&p->lock);
 }
@@ -151,19 +153,32 @@ static void labels(FILE *f, const struct sl_prom *p, const struct series *s, con
 	fputc('}', f);
 }
 
+/* A sample's end: "\n", or " <seconds>\n" for a sample with a timestamp (OpenMetrics). */
+static void end_sample(FILE *f, const char *ts)
+{
+	if (ts)
+		fprintf(f, " %s", ts);
+	fputc('\n', f);
+}
+
 /* A counter's value: counts as integers, times in ns as seconds. */
-static void print_counter(FILE *f, const struct sl_window_counter *c, uint64_t v)
+static void print_counter(FILE *f, const struct sl_window_counter *c, uint64_t v, const char *ts)
 {
 	size_t len = strlen(c->column);
 
 	if (len > 3 && !strcmp(c->column + len - 3, "_ns"))
-		fprintf(f, " %.9f\n", v / 1e9);
+		fprintf(f, " %.9f", v / 1e9);
 	else
-		fprintf(f, " %llu\n", (unsigned long long)v);
+		fprintf(f, " %llu", (unsigned long long)v);
+	end_sample(f, ts);
 }
 
-/* The window counters with a Prometheus name; consecutive ones of a name are one family. */
-static void render_counters(FILE *f, struct sl_prom *p)
+/*
+ * The window counters with a Prometheus name; consecutive ones of a name are one family.
+ * With ts (history) every sample carries it and the HELP/TYPE lines are left out: they
+ * may appear only once per family in an OpenMetrics file.
+ */
+static void render_counters(FILE *f, struct sl_prom *p, const char *ts)
 {
 	int end;
 
@@ -176,22 +191,46 @@ static void render_counters(FILE *f, struct sl_prom *p)
 		while (end < SL_WIN_NR && sl_window_counters[end].prom &&
 		       !strcmp(sl_window_counters[end].prom, c->prom))
 			end++;
-		family(f, c->prom, "counter", c->prom_help);
+		if (!ts)
+			family(f, c->prom, "counter", c->prom_help);
 		for (int i = 0; i < p->nr_series; i++)
 			for (int k = first; k < end; k++) {
 				const struct sl_window_counter *e = &sl_window_counters[k];
 
 				fputs(e->prom, f);
 				labels(f, p, &p->series[i], e->prom_key, e->prom_value);
-				print_counter(f, e, p->series[i].counter[k]);
+				print_counter(f, e, p->series[i].counter[k], ts);
 			}
 	}
-	family(f, "schedlens_windows_total", "counter", "Analysis windows emitted.");
+	if (!ts)
+		family(f, "schedlens_windows_total", "counter", "Analysis windows emitted.");
 	for (int i = 0; i < p->nr_series; i++) {
 		fputs("schedlens_windows_total", f);
 		labels(f, p, &p->series[i], NULL, NULL);
-		fprintf(f, " %llu\n", (unsigned long long)p->series[i].windows);
+		fprintf(f, " %llu", (unsigned long long)p->series[i].windows);
+		end_sample(f, ts);
 	}
+	if (!ts)
+		family(f, "schedlens_window_seconds_total", "counter",
+		       "Summed length of the analysis windows emitted (the time the counters "
+		       "cover).");
+	for (int i = 0; i < p->nr_series; i++) {
+		fputs("schedlens_window_seconds_total", f);
+		labels(f, p, &p->series[i], NULL, NULL);
+		fprintf(f, " %.9f", p->series[i].dur_ns / 1e9);
+		end_sample(f, ts);
+	}
+}
+
+void sl_prom_render_history(struct sl_prom *p, FILE *f, uint64_t wall_ns)
+{
+	char ts[32];
+
+	snprintf(ts, sizeof(ts), "%llu.%03llu", (unsigned long long)(wall_ns / 1000000000),
+		 (unsigned long long)(wall_ns / 1000000 % 1000));
+	pthread_mutex_lock(&p->lock);
+	render_counters(f, p, ts);
+	pthread_mutex_unlock(&p->lock);
 }
 
 static void render_process(FILE *f, struct sl_prom *p)
@@ -339,7 +378,7 @@ char *sl_prom_render(struct sl_prom *p, const json_t *findings, size_t *ret_len)
 	if (!f)
 		return NULL;
 	pthread_mutex_lock(&p->lock);
-	render_counters(f, p);
+	render_counters(f, p, NULL);
 	render_process(f, p);
 	render_findings(f, p, findings);
 	pthread_mutex_unlock(&p->lock);

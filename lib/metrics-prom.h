@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "records.h"
 
@@ -47,6 +48,13 @@ void sl_prom_set_process(struct sl_prom *p, const char *kernel, const struct sl_
  * newest comparison become gauges) or NULL. Caller frees. NULL on ENOMEM.
  */
 char *sl_prom_render(struct sl_prom *p, const json_t *findings, size_t *ret_len);
+
+/*
+ * The window counters only, as OpenMetrics samples stamped wall_ns (Unix ns, written in
+ * seconds with ms precision) and without HELP/TYPE lines: one instant of a history file
+ * (prom-history.h). The caller writes the final "# EOF".
+ */
+void sl_prom_render_history(struct sl_prom *p, FILE *f, uint64_t wall_ns);
 
 /* Appends s to a label value with Prometheus escaping (\\, \", \n). */
 void sl_prom_escape(char *dst, size_t size, const char *s);

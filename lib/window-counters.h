@@ -66,7 +66,9 @@
 		    "Wakeups by placement class: relation of the chosen CPU to the "	\
 		    "task's previous CPU (group \"*\" is every task)."))			\
 	A(class_waker, SL_RREL_COUNT, SL_WIN_REL_NAMES, waker, WAKER,				\
-	  "wakeups by class_waker (to the waker's CPU)", SL_NO_PROM)				\
+	  "wakeups by class_waker (to the waker's CPU)",					\
+	  SL_PROM_A("schedlens_wakeups_by_waker_total", "class",				\
+		    "Wakeups by relation of the chosen CPU to the waker's CPU."))		\
 	A(target_state, SL_TS_COUNT, SL_WIN_STATE_NAMES, state, STATE,			\
 	  "wakeups by target state",							\
 	  SL_PROM_A("schedlens_wakeup_target_total", "state",				\
@@ -105,10 +107,13 @@
 		  "Preemptions of hub tasks (tasks that wake many of their group)."))	\
 	C(lost_events, LOST_EVENTS, "events lost in the window", SL_NO_PROM)			\
 	C(policy_known, POLICY_KNOWN, "wakeups whose fingerprint could be computed",		\
-	  SL_NO_PROM)									\
+	  SL_PROM("schedlens_policy_known_total",					\
+		  "Wakeups whose policy fingerprint could be computed."))		\
 	A(policy_agree, SL_POL_COUNT, SL_WIN_POL_NAMES, pol, POL,				\
 	  "of those, how many each policy would have placed where the kernel did",	\
-	  SL_NO_PROM)									\
+	  SL_PROM_A("schedlens_policy_agree_total", "policy",				\
+		    "Fingerprinted wakeups a reference policy would have placed where the "\
+		    "kernel did."))								\
 	C(spin_count, SPIN_COUNT, "(schema 7) preemptions with at least one spinner",		\
 	  SL_PROM("schedlens_spin_lhp_total",						\
 		  "Lock-holder preemptions with spinning waiters: same-group tasks "	\

@@ -9,7 +9,7 @@
  *   slsynth --topology westmere|epyc|guest16 | --sysfs DIR  --policy buddy|llc-scan
  *           [--seed N] [--duration S] [--clients N] [--backends N] [--locks N]
  *           [--no-wakeup-preempt] [--min-gran-us N] [--text [--usec]] [--lhp]
- *           [--db FILE [--kernel K] [--label L] [--window-ms N] [--windows-only]]
+ *           [--db FILE [--kernel K] [--label L] [--host H] [--window-ms N] [--windows-only]]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -70,7 +70,8 @@ static void usage(FILE *f)
 		"               --policy buddy|llc-scan [--seed N] [--duration S] [--clients N]\n"
 		"               [--backends N] [--locks N] [--no-wakeup-preempt]\n"
 		"               [--min-gran-us N] [--text [--usec]] [--lhp] [--set KNOB=V ...]\n"
-		"               [--db FILE [--kernel K] [--label L] [--window-ms N] [--windows-only]]\n"
+		"               [--db FILE [--kernel K] [--label L] [--host H] [--window-ms N]\n"
+		"                [--windows-only]]\n"
 		"knobs (times in us): client-us dispatch-us work-before-us lock-hold-us\n"
 		"  work-after-us wake-tail-us min-gran-us wakeup-gran-us slice-us tick-us ipi-us lock-pct\n"
 		"  spin-us preempt-kernel-pct idle-pull spin-locks (0|1)\n");
@@ -207,6 +208,7 @@ int main(int argc, char **argv)
 					      { "db", required_argument, NULL, 'D' },
 					      { "kernel", required_argument, NULL, 'K' },
 					      { "label", required_argument, NULL, 'B' },
+					      { "host", required_argument, NULL, 'N' },
 					      { "window-ms", required_argument, NULL, 'w' },
 					      { "windows-only", no_argument, NULL, 'O' },
 					      { "help", no_argument, NULL, 'h' },
@@ -280,6 +282,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			dbo.workload = optarg;
+			break;
+		case 'N':
+			dbo.hostname = optarg;
 			break;
 		case 'w':
 			dbo.window_ns = (uint64_t)(atof(optarg) * 1e6);

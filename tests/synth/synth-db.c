@@ -44,7 +44,7 @@ int synth_to_db(const struct synth_config *cfg, const struct synth_db_opts *o, i
 	snprintf(kernel, sizeof(kernel), "synth-%s", synth_policy_name(cfg->policy));
 	so.db_path = o->db_path;
 	so.topo = cfg->topo;
-	so.hostname = "synth";
+	so.hostname = o->hostname ? o->hostname : "synth";
 	so.machine_id = "synth";
 	so.windows_only = o->windows_only;
 	so.wait_for_writer = true; /* a simulation outruns the writer: wait, drop nothing */

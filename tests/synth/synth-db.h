@@ -17,6 +17,7 @@ struct synth_db_opts {
 	const char *db_path; /* created if missing */
 	const char *kernel_release; /* NULL: "synth-<policy>" */
 	const char *workload; /* NULL: "synth-pgbench" */
+	const char *hostname; /* NULL: "synth" */
 	uint64_t window_ns; /* engine window; 0: the engine's default (1 s) */
 	bool windows_only; /* store windows (and tasks) only, as the daemon does */
 };
