@@ -70,7 +70,7 @@
             h('td', { class: 'num' }, SL.si(g.same_group)),
             h('td', { class: 'num' }, SL.num(g.lhp)),
             h('td', { class: 'num' }, SL.usec(g.lhp_cost_ns)),
-            h('td', { class: 'num' }, SL.usec(metric('lhp_cost', g) * 1e6)),
+            h('td', { class: 'num' }, SL.fmtValue(metric('lhp_cost', g), 'ms/s')),
             h('td', { class: 'num' }, SL.num(g.hub_preemptions))))),
           all.length > gs.length ? h('p', { class: 'muted' }, `${all.length - gs.length} groups without preemptions not shown.`) : null));
       }),
