@@ -162,9 +162,9 @@
           h('span', { class: 'muted' }, ` · group ${group}, label ${c.label || 'none'}, ${c.baseline.runs.length} vs ${c.candidate.runs.length} runs`)];
         return [
           SL.headline(fs.length ? c.verdict : 'insufficient_data', fs, M, { title }),
-          (c.notes || []).length ? h('ul', { class: 'notes' }, c.notes.map((n) => h('li', {}, n))) : null,
+          (c.notes || []).length ? h('ul', { class: 'notes' }, c.notes.map((n) => h('li', {}, SL.fixUnits(n)))) : null,
           fs.length ? SL.findingsBlock(fs, M) : SL.empty('No findings for this group', 'The group may have too few windows on one side.'),
-          h('p', { class: 'muted summary' }, c.summary || ''),
+          h('p', { class: 'muted summary' }, SL.fixUnits(c.summary)),
         ];
       }),
       SL.section(mixBox, 'placement', async () => {

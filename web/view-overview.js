@@ -88,7 +88,7 @@
         if (lead) {
           out.push(h('div', { class: 'comparison lead', 'data-comparison': lead.id },
             SL.headline(lead.verdict, rowsOf(lead), M, { title: [sides(lead), h('span', { class: 'muted' }, ' · ' + SL.wall(lead.created_wall))] }),
-            lead.summary ? h('p', { class: 'muted' }, lead.summary) : null,
+            lead.summary ? h('p', { class: 'muted' }, SL.fixUnits(lead.summary)) : null,
             h('details', { class: 'flagged-all' }, h('summary', {}, `All ${rowsOf(lead).filter(SL.isFlagged).length} flagged findings`),
               SL.findingsTable(SL.rankFindings(rowsOf(lead)), M)),
             h('p', {}, open(lead))));

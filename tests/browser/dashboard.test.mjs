@@ -129,6 +129,10 @@ test('LHP view: victims, preemptors, timeline', async () => {
   const overflow = await page.$$eval('.card', (cs) => cs.filter((c) => c.querySelector('table.barlist') && c.scrollWidth > c.clientWidth + 1).length);
   assert.equal(overflow, 0, 'ranking cards do not overflow');
   assert.ok(await page.locator('.lhp-event').count() >= 1, 'LHP events on the timeline');
+  // the timeline's time axis: nice ticks in one unit (it mixed "0 ms" and "2.0 s")
+  const xt = await page.locator('svg.chart text.x-tick').allTextContents();
+  assert.deepEqual(xt, ['0 s', '2 s', '4 s', '6 s', '8 s', '10 s']);
+  assert.doesNotMatch(await page.locator('main').innerText(), /\d\s?us\b/, 'µs, never us');
 });
 
 // --- issue 20: the headline, the plumbing and the formatting -------------------------
