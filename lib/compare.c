@@ -1095,6 +1095,12 @@ static void summarize(struct sl_comparison *c)
 	char bv[32], cv[32];
 	size_t o;
 
+	if (c->verdict == SL_V_INSUFFICIENT && !c->nr_findings && c->side[0].windows &&
+	    c->side[1].windows) {
+		snprintf(c->summary, sizeof(c->summary),
+			 "insufficient data: no selected group has windows on both sides");
+		return;
+	}
 	if (c->verdict == SL_V_INSUFFICIENT) {
 		snprintf(c->summary, sizeof(c->summary),
 			 "insufficient data: %zu baseline and %zu candidate windows of all tasks",
@@ -1191,7 +1197,10 @@ static int test_loaded(sqlite3 *db, const struct sl_compare_opts *opts, struct l
 			    skipped, skipped == 1 ? "" : "s", o.min_windows);
 	if (err || (err = decide(db, &o, c)))
 		return err;
-	if (!all || c->side[0].windows < o.min_windows || c->side[1].windows < o.min_windows)
+	/* groups asked for by name that no side has: nothing was compared, so nothing is
+	 * "equivalent" (the dashboard once said "no change" for a misspelt group) */
+	if (!all || c->side[0].windows < o.min_windows || c->side[1].windows < o.min_windows ||
+	    (o.groups && !c->nr_findings))
 		c->verdict = SL_V_INSUFFICIENT;
 	else if (c->regressions)
 		c->verdict = SL_V_REGRESSION;

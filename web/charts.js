@@ -18,20 +18,52 @@
 
   function legend(items) {
     return SL.h('ul', { class: 'legend' }, items.map((it) => SL.h('li', {},
-      SL.h('span', { class: 'swatch' + (it.dash ? ' dashed' : ''), style: `--c:${it.colour}` }), it.name)));
+      SL.h('span', { class: 'swatch' + (it.dash ? ' dashed' : ''), style: `--c:${it.colour}`, 'data-colour': it.colour }), it.name)));
   }
   SL.legend = legend;
 
-  // "nice" axis ticks between lo and hi
+  // "nice" axis ticks covering lo..hi: the last tick is at or above hi, so nothing drawn
+  // on the axis can reach above its top (a line once ran into the chart's title)
   function ticks(lo, hi, n) {
     if (!(hi > lo)) hi = lo + 1;
     const step0 = (hi - lo) / (n || 5);
     const mag = Math.pow(10, Math.floor(Math.log10(step0)));
-    const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((x) => x >= step0) || step0;
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((x) => x >= step0 * (1 - 1e-9)) || step0;
     const out = [];
-    for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+    const first = Math.floor(lo / step + 1e-9), last = Math.ceil(hi / step - 1e-9);
+    for (let i = first; i <= last; i++) out.push(+(i * step).toPrecision(12));
     return out;
   }
+  SL.ticks = ticks;
+  // Tick labels from fmt(v, digits) with the fewest digits that keep them all distinct
+  // ("0.2, 0.1, 0.1, 0" was 0.15, 0.1, 0.05, 0 at one digit)
+  const decimals = (v) => { const t = String(+v.toPrecision(12)); return t.includes('e') ? 6 : (t.split('.')[1] || '').length; };
+  function tickLabels(vals, fmt) {
+    let out = [];
+    // at least the digits the ticks have (2.5 is not "3"), more if that is not enough
+    for (let d = Math.min(6, Math.max(0, ...vals.map(decimals))); d <= 6; d++) {
+      out = vals.map((v) => fmt(v, d));
+      if (new Set(out).size === out.length) break;
+    }
+    return out;
+  }
+  SL.tickLabels = tickLabels;
+  // One unit for every tick of a time axis (seconds), chosen by the largest, and ticks
+  // nice in that unit: never "0 ms" beside "5.0 s", nor "14 h, 28 h" on a 2-day axis
+  SL.durUnit = function durUnit(m) {
+    return m < 1 ? [1e-3, ' ms'] : m < 120 ? [1, ' s'] : m < 7200 ? [60, ' min'] :
+      m < 172800 ? [3600, ' h'] : [86400, ' d'];
+  };
+  // -> {at: positions in seconds, labels}
+  function timeTicks(x0, x1, n) {
+    const [div, u] = SL.durUnit(Math.max(Math.abs(x0), Math.abs(x1)));
+    const vals = ticks(x0 / div, x1 / div, n).filter((t) => t >= x0 / div - 1e-9 && t <= x1 / div + 1e-9);
+    return { at: vals.map((t) => t * div), labels: tickLabels(vals, (v, d) => SL.num(v, d) + u),
+      fmt: (x) => SL.num(x / div, 2) + u };
+  }
+  // A value formatter for ticks: fmt(v, digits); a plain one-argument formatter gets the
+  // digits ignored and is used as is
+  const plainTick = (v, d) => SL.num(v, d);
 
   // rows: [{label, parts: {key: count}, note}] drawn as horizontal 100% bars
   SL.stackedBars = function stackedBars(rows, keys, colours, opts = {}) {
@@ -72,7 +104,8 @@
   // opts.xFmt says otherwise. Gaps (y null) break the line.
   SL.lineChart = function lineChart(series, opts = {}) {
     const W = opts.width || 560, H = opts.height || 200, L = 52, R = 12, T = 10, B = 28;
-    const pts = series.flatMap((se) => se.points.filter((p) => p[1] !== null && p[1] !== undefined));
+    const ok = (y) => y !== null && y !== undefined && Number.isFinite(y);
+    const pts = series.flatMap((se) => se.points.filter((p) => ok(p[1])));
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', class: 'chart', role: 'img',
       'aria-label': opts.title || 'line chart' });
     if (!pts.length) {
@@ -86,29 +119,33 @@
     const yt = ticks(0, y1 * 1.05, 4);
     y1 = yt[yt.length - 1];
     const X = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
-    const Y = (y) => T + (1 - y / y1) * (H - T - B);
-    for (const t of yt) {
+    // clamped to the plot: a value can never be drawn above the top tick
+    const Y = (y) => T + (1 - Math.min(Math.max(y / y1, 0), 1)) * (H - T - B);
+    const yfmt = opts.yFmt || plainTick;
+    const ylabels = tickLabels(yt, yfmt);
+    yt.forEach((t, i) => {
       svg.appendChild(s('line', { x1: L, x2: W - R, y1: Y(t), y2: Y(t), class: 'grid' }));
-      svg.appendChild(s('text', { x: L - 6, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick' }, (opts.yFmt || SL.si)(t)));
-    }
-    const xfmt = opts.xFmt || ((x) => SL.dur(x));
-    for (const t of ticks(x0, x1, 5))
-      svg.appendChild(s('text', { x: X(t), y: H - 8, 'text-anchor': 'middle', class: 'tick' }, xfmt(t)));
+      svg.appendChild(s('text', { x: L - 6, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick y-tick' }, ylabels[i]));
+    });
+    const xt = opts.xFmt ? ticks(x0, x1, 5).filter((t) => t >= x0 - 1e-9 && t <= x1 + 1e-9) : null;
+    const tt = opts.xFmt ? { at: xt, labels: tickLabels(xt, opts.xFmt), fmt: (x) => opts.xFmt(x, 2) } : timeTicks(x0, x1, 5);
+    const xfmt = tt.fmt;
+    tt.at.forEach((t, i) => svg.appendChild(s('text', { x: X(t), y: H - 8, 'text-anchor': 'middle', class: 'tick x-tick' }, tt.labels[i])));
+    const pointFmt = (v) => yfmt(v, 2);
     for (const se of series) {
       let d = '', pen = false;
       for (const [x, y] of se.points) {
-        if (y === null || y === undefined) { pen = false; continue; }
+        if (!ok(y)) { pen = false; continue; }
         d += (pen ? 'L' : 'M') + X(x).toFixed(1) + ' ' + Y(y).toFixed(1);
         pen = true;
       }
       svg.appendChild(s('path', { d, fill: 'none', stroke: se.colour, 'stroke-width': 2,
         'stroke-dasharray': se.dash ? '6 4' : null, class: 'series' }, s('title', {}, se.name)));
       if (se.points.length < 60)
-        for (const [x, y] of se.points) if (y !== null && y !== undefined)
+        for (const [x, y] of se.points) if (ok(y))
           svg.appendChild(s('circle', { cx: X(x), cy: Y(y), r: 2.5, fill: se.colour },
-            s('title', {}, `${se.name}: ${(opts.yFmt || SL.si)(y)} at ${xfmt(x)}`)));
+            s('title', {}, `${se.name}: ${pointFmt(y)} at ${xfmt(x)}`)));
     }
-    if (opts.yLabel) svg.appendChild(s('text', { x: 4, y: T + 2, class: 'axis-lbl' }, ''));
     return SL.h('figure', { class: 'fig' }, opts.yLabel ? SL.h('figcaption', {}, opts.yLabel) : null, svg,
       legend(series.map((se) => ({ name: se.name, colour: se.colour, dash: se.dash }))));
   };
@@ -147,11 +184,12 @@
     const ymax = Math.max(...dens.flat().map((b) => b[2])) || 1;
     const yt = ticks(0, ymax * 1.05, 4), y1 = yt[yt.length - 1];
     const X = (v) => L + ((Math.log10(v) - lx0) / (lx1 - lx0 || 1)) * (W - L - R);
-    const Y = (y) => T + (1 - y / y1) * (H - T - B);
-    for (const t of yt) {
+    const Y = (y) => T + (1 - Math.min(Math.max(y / y1, 0), 1)) * (H - T - B);
+    const ylabels = tickLabels(yt, plainTick);
+    yt.forEach((t, i) => {
       svg.appendChild(s('line', { x1: L, x2: W - R, y1: Y(t), y2: Y(t), class: 'grid' }));
-      svg.appendChild(s('text', { x: L - 6, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick' }, SL.num(t, 0)));
-    }
+      svg.appendChild(s('text', { x: L - 6, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick y-tick' }, ylabels[i]));
+    });
     for (let e = lx0; e <= lx1; e++) {
       const v = Math.pow(10, e);
       svg.appendChild(s('line', { x1: X(v), x2: X(v), y1: T, y2: H - B, class: 'grid' }));
@@ -165,7 +203,7 @@
         d += `${d ? 'L' : 'M'}${X(l).toFixed(1)} ${Y(y).toFixed(1)}H${X(hh).toFixed(1)}`;
       }
       svg.appendChild(s('path', { d, fill: 'none', stroke: se.colour, 'stroke-width': 2,
-        'stroke-dasharray': se.dash ? '6 4' : null }, s('title', {}, se.name)));
+        'stroke-dasharray': se.dash ? '6 4' : null, class: 'hist-step' }, s('title', {}, se.name)));
       for (const [l, hh, y, open, c] of dens[i]) if (open) {
         svg.appendChild(s('path', { d: `M${X(l).toFixed(1)} ${Y(y).toFixed(1)}H${X(hh).toFixed(1)}`, fill: 'none',
           stroke: se.colour, 'stroke-width': 2, 'stroke-dasharray': '1 3', class: 'overflow' },

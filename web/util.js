@@ -52,13 +52,37 @@ window.SL.views = window.SL.views || {};
     if (s < 172800) return (s / 3600).toFixed(1) + ' h';
     return (s / 86400).toFixed(1) + ' d';
   };
+  // n significant digits, trailing zeros dropped: 5.04, 118, 1.5, 10
+  const sig = (v, n) => String(+v.toPrecision(n || 3));
+  // ns -> "5.04 µs", "118 µs", "158 ms", "10 s": the unit chosen by magnitude, one style
+  // ("µs", never "us") everywhere the dashboard shows a latency or a cost
   SL.usec = function usec(ns) {
-    if (ns === null || ns === undefined) return '–';
-    const us = ns / 1000;
-    if (us < 1000) return us.toFixed(us < 10 ? 1 : 0) + ' µs';
-    if (us < 1e6) return (us / 1000).toFixed(us < 1e4 ? 2 : 1) + ' ms';
-    return (us / 1e6).toFixed(2) + ' s';
+    if (ns === null || ns === undefined || Number.isNaN(ns)) return '–';
+    const a = Math.abs(ns);
+    if (a < 1e6) return sig(ns / 1e3) + ' µs';
+    if (a < 1e9) return sig(ns / 1e6) + ' ms';
+    return sig(ns / 1e9) + ' s';
   };
+  // A metric value in its unit (lib/metrics.c: "%", "us", "/s", "ms/s"), scaled by magnitude:
+  // p99 157696 "us" -> "158 ms", lhp_cost 0.004 "ms/s" -> "4 µs/s", 48958 "/s" -> "49 k/s"
+  SL.fmtValue = function fmtValue(v, unit) {
+    if (v === null || v === undefined || Number.isNaN(v)) return '–';
+    if (unit === '%') return SL.pct(v);
+    if (unit === 'us') return SL.usec(v * 1e3);
+    if (unit === 'ms/s') return v === 0 ? '0 ms/s' : SL.usec(v * 1e6) + '/s';
+    if (unit === '/s') return (Math.abs(v) >= 1e4 ? SL.si(v) : sig(v)) + '/s';
+    return SL.num(v, 2) + (unit ? ' ' + unit : '');
+  };
+  // A difference in the metric's unit: shares in percentage points
+  SL.fmtDelta = function fmtDelta(v, unit) {
+    if (v === null || v === undefined || Number.isNaN(v)) return '–';
+    const sign = v > 0 ? '+' : v < 0 ? '−' : '';
+    return sign + (unit === '%' ? SL.num(Math.abs(v), 1) + ' pts' : SL.fmtValue(Math.abs(v), unit));
+  };
+  SL.fmtRel = (r) => (r === null || r === undefined || Number.isNaN(r) ? '–' :
+    (r > 0 ? '+' : r < 0 ? '−' : '') + SL.num(Math.abs(100 * r), 1) + '%');
+  // The comparison's explanations come from lib/metrics.c, whose CLI text writes "us"
+  SL.fixUnits = (text) => String(text || '').replace(/(\d) us\b/g, '$1 µs');
   // Unix ns (a *_wall column) -> "2026-12-03 06:52"
   SL.wall = function wall(ns) {
     if (!ns) return '–';
@@ -208,5 +232,12 @@ window.SL.views = window.SL.views || {};
   SL.RELATIONS = ['same', 'smt', 'llc', 'package', 'remote', 'unknown'];
   SL.REL_COLOURS = { same: '#0072B2', smt: '#56B4E9', llc: '#009E73', package: '#F0E442', remote: '#D55E00', unknown: '#999999' };
   SL.SIDE_COLOURS = { baseline: '#0072B2', candidate: '#D55E00' };
+  // The i-th run of a side: shades of the side's colour (blues for the baseline, oranges
+  // for the candidate), so six runs of a side are six distinguishable swatches
+  const SIDE_SHADES = {
+    baseline: ['#0072B2', '#56B4E9', '#003f66', '#009E73', '#7fb8d8', '#1d5f8a', '#00624a', '#9ecae1'],
+    candidate: ['#D55E00', '#E69F00', '#8a3d00', '#CC79A7', '#f4a261', '#a34800', '#7a4060', '#f0c27b'],
+  };
+  SL.runColour = (side, i) => SIDE_SHADES[side][i % SIDE_SHADES[side].length];
   SL.POLICIES = ['prev_idle', 'affine', 'llc_scan', 'buddy', 'smt_first'];
 })(window.SL);

@@ -40,12 +40,39 @@
   const sum = (rows, k) => rows.reduce((a, r) => a + (r[k] || 0), 0);
 
   function picker(name, value, kernels, runs) {
+    // a run list from the URL ("runs:1,2") that no single-run option matches gets its own
+    // option, so the form shows it and pressing Compare keeps it
+    const single = new Set(runs.map((r) => 'runs:' + r.id));
+    const multi = value && value.startsWith('runs:') && !single.has(value)
+      ? h('option', { value, selected: true }, 'runs ' + value.slice(5).split(',').map((x) => '#' + x).join(', ')) : null;
     return h('label', {}, name + ' ',
       h('select', { name, 'aria-label': name },
         h('option', { value: '' }, '— pick —'),
         h('optgroup', { label: 'Kernels' }, kernels.map((k) => h('option', { value: 'kernel:' + k, selected: value === 'kernel:' + k }, k))),
-        h('optgroup', { label: 'Runs' }, runs.map((r) => h('option', { value: 'runs:' + r.id, selected: value === 'runs:' + r.id },
+        h('optgroup', { label: 'Runs' }, multi, runs.map((r) => h('option', { value: 'runs:' + r.id, selected: value === 'runs:' + r.id },
           `#${r.id} ${r.kernel_release} ${r.label || ''} ${SL.wall(r.start_wall)}`)))));
+  }
+
+  // The newest pair of kernels with runs of one workload label on one topology (list is
+  // newest first): {baseline, candidate, label} or null when no two kernels are comparable
+  function comparablePair(list) {
+    for (const r of list) {
+      const o = list.find((x) => x.kernel_release !== r.kernel_release && SL.comparableKey(x) === SL.comparableKey(r));
+      if (o) return { candidate: 'kernel:' + r.kernel_release, baseline: 'kernel:' + o.kernel_release, label: r.label || '' };
+    }
+    return null;
+  }
+  // Both sides' runs restricted to the label and topology they share most runs of (what the
+  // daemon compares), so the charts never show runs the comparison left out
+  function restrict(runs) {
+    const n = new Map();
+    for (const r of runs.baseline.concat(runs.candidate)) n.set(SL.comparableKey(r), (n.get(SL.comparableKey(r)) || 0) + 1);
+    const keys = [...n.keys()].filter((k) => runs.baseline.some((r) => SL.comparableKey(r) === k) &&
+      runs.candidate.some((r) => SL.comparableKey(r) === k));
+    if (!keys.length) return null;
+    const key = keys.sort((a, b) => n.get(b) - n.get(a))[0];
+    return { baseline: runs.baseline.filter((r) => SL.comparableKey(r) === key),
+      candidate: runs.candidate.filter((r) => SL.comparableKey(r) === key) };
   }
 
   SL.views.compare = async function compare(main, params, signal) {
@@ -57,10 +84,10 @@
       list = (await SL.api('runs', { limit: 1000 }, signal)).runs || [];
       if (!list.length) return SL.empty('No runs to compare', 'Record runs on two kernels first.');
       const kernels = [...new Set(list.map((r) => r.kernel_release))];
-      // defaults: the two newest kernels, older as baseline
-      if (!params.baseline && !params.candidate && kernels.length >= 2) {
-        params.candidate = 'kernel:' + kernels[0];
-        params.baseline = 'kernel:' + kernels[1];
+      // defaults: the newest two kernels that have runs of one label on one topology
+      if (!params.baseline && !params.candidate) {
+        const pair = comparablePair(list);
+        if (pair) Object.assign(params, pair);
       }
       const form = h('form', { class: 'pickers', onsubmit: (e) => {
         e.preventDefault();
@@ -75,14 +102,24 @@
     });
     if (!list.length) return;
     if (!params.baseline || !params.candidate) {
-      body.appendChild(SL.empty('Pick a baseline and a candidate', 'Kernels need at least one run each.'));
+      body.appendChild(SL.empty('No two kernels to compare',
+        'A comparison needs runs of two kernels with the same workload label on the same topology; ' +
+        'pick a baseline and a candidate above, or record runs of the same workload on another kernel.'));
       return;
     }
-    const runs = { baseline: sideRuns(params.baseline, list, params.label), candidate: sideRuns(params.candidate, list, params.label) };
-    for (const s of SIDES) if (!runs[s].length) {
+    const picked = { baseline: sideRuns(params.baseline, list, params.label), candidate: sideRuns(params.candidate, list, params.label) };
+    for (const s of SIDES) if (!picked[s].length) {
       body.appendChild(SL.empty(`No runs for the ${s} (${params[s]})`, 'Pick another kernel or run.'));
       return;
     }
+    const runs = restrict(picked);
+    if (!runs) {
+      body.appendChild(SL.empty('These two sides are not comparable',
+        'The baseline and the candidate share no workload label and topology: ' +
+        SIDES.map((s) => `${s} ${[...new Set(picked[s].map((r) => (r.label || 'no label') + ' on ' + (r.hostname || 'host') + ' (' + SL.num(r.nr_cpus) + ' CPUs)'))].join(', ')}`).join('; ') + '.'));
+      return;
+    }
+    const label = params.label || runs.baseline[0].label || '';
     // placement of every run (also gives the groups)
     const placements = {};
     await Promise.all(SIDES.flatMap((s) => runs[s].map(async (r) => {
@@ -95,10 +132,21 @@
     const group = params.group || (common.includes('postgres') ? 'postgres' : common.find((g) => g !== '*') || '*');
     const gi = formBox.querySelector('input[name=group]');
     if (gi && !gi.value) gi.value = group;
+    // a group neither side has windows of: say so, never "no change"
+    if (!common.includes(group)) {
+      const only = SIDES.filter((s) => groupsOf(s).has(group));
+      body.appendChild(SL.h('section', { class: 'headline hl-insufficient_data', 'data-verdict': 'insufficient_data', 'aria-label': 'headline' },
+        h('p', { class: 'headline-verdict' }, SL.verdictBadge('insufficient_data'), ' ',
+          h('strong', {}, only.length ? `Group ${group} has windows on the ${only[0]} only` : `No group ${group} in these runs`)),
+        h('p', {}, 'Groups both sides have (most wakeups first): ', common.length ? common.slice(0, 10).map((g, i) => [i ? ', ' : '',
+          h('a', { href: SL.link('compare', { baseline: params.baseline, candidate: params.candidate, group: g, label: params.label }) }, g)]) : 'none',
+        common.length > 10 ? ` and ${common.length - 10} more` : '', '.')));
+      return;
+    }
 
     const findBox = h('div'), mixBox = h('div'), polBox = h('div'), timeBox = h('div'), latBox = h('div');
     body.append(
-      SL.card(`Findings for group ${group}`, findBox, 'wide'),
+      SL.card(null, findBox, 'wide findings-card'),
       h('div', { class: 'grid' }, SL.card('Placement mix (class_prev and class_waker)', mixBox), SL.card('Policy fingerprint', polBox)),
       SL.card('Over time', timeBox, 'wide'),
       SL.card('Wakeup latency', latBox, 'wide'));
@@ -106,14 +154,17 @@
     const sideName = (s) => `${s} ${params[s].replace(':', ' ')}`;
     await Promise.all([
       SL.section(findBox, 'comparison (bootstrap: may take a few seconds)', async () => {
-        const c = await SL.api('compare', { baseline: apiSide(params.baseline), candidate: apiSide(params.candidate), group, label: params.label }, signal);
+        const [c, M] = await Promise.all([
+          SL.api('compare', { baseline: apiSide(params.baseline), candidate: apiSide(params.candidate), group, label }, signal),
+          SL.metricTable(signal)]);
         const fs = (c.findings || []).filter((f) => f.group === group || !f.group);
-        const flagged = fs.filter((f) => ['regression', 'improvement', 'change'].includes(f.verdict));
-        const rest = fs.filter((f) => !flagged.includes(f));
+        const title = [h('code', {}, c.baseline.kernel), ' → ', h('code', {}, c.candidate.kernel),
+          h('span', { class: 'muted' }, ` · group ${group}, label ${c.label || 'none'}, ${c.baseline.runs.length} vs ${c.candidate.runs.length} runs`)];
         return [
-          h('p', { class: 'summary' }, SL.verdictBadge(c.verdict), ' ', c.summary || ''),
-          (c.notes || []).length ? h('ul', { class: 'notes' }, c.notes.map((n) => h('li', {}, n))) : null,
-          fs.length ? SL.findingsTable(flagged.concat(rest)) : SL.empty('No findings for this group', 'The group may have too few windows on one side.'),
+          SL.headline(fs.length ? c.verdict : 'insufficient_data', fs, M, { title }),
+          (c.notes || []).length ? h('ul', { class: 'notes' }, c.notes.map((n) => h('li', {}, SL.fixUnits(n)))) : null,
+          fs.length ? SL.findingsBlock(fs, M) : SL.empty('No findings for this group', 'The group may have too few windows on one side.'),
+          h('p', { class: 'muted summary' }, SL.fixUnits(c.summary)),
         ];
       }),
       SL.section(mixBox, 'placement', async () => {
@@ -152,7 +203,7 @@
           const step = secs > MAX_POINTS ? Math.ceil(secs / MAX_POINTS) * 1e9 : undefined;
           win[r.id] = (await SL.api(`runs/${r.id}/windows`, { group, limit: 20000, step }, signal)).windows || [];
         })));
-        const mk = (f) => SIDES.flatMap((s) => runs[s].map((r) => ({ name: `${s} #${r.id}`, colour: SL.SIDE_COLOURS[s], dash: s === 'candidate', points: series(win[r.id], f) })));
+        const mk = (f) => SIDES.flatMap((s) => runs[s].map((r, i) => ({ name: `${s} #${r.id}`, colour: SL.runColour(s, i), dash: s === 'candidate', points: series(win[r.id], f) })));
         const M = await SL.metricTable(signal);
         const metric = (name) => (c) => SL.metricValue(M[name], (k) => sum(c, k));
         const missed = mk(metric('missed_idle_rate'));
@@ -160,9 +211,9 @@
         const pre = mk((c) => metric('preempt_wakeup_rate')(c) + metric('preempt_tick_rate')(c));
         const lhp = mk(metric('lhp_cost'));
         return h('div', { class: 'grid3' },
-          SL.lineChart(missed, { yLabel: 'missed-idle rate (% of wakeups)', yFmt: (v) => v.toFixed(0) + '%', title: 'missed idle over time' }),
-          SL.lineChart(pre, { yLabel: 'preemptions per second', title: 'preemptions over time' }),
-          SL.lineChart(lhp, { yLabel: 'LHP cost (ms of waiting per second)', yFmt: (v) => SL.num(v, 1), title: 'LHP cost over time' }));
+          SL.lineChart(missed, { yLabel: 'missed-idle rate (% of wakeups)', yFmt: (v, d) => SL.num(v, d) + '%', title: 'missed idle over time' }),
+          SL.lineChart(pre, { yLabel: 'preemptions per second', yFmt: (v, d) => (Math.abs(v) >= 1e4 ? SL.num(v / 1e3, d) + ' k' : SL.num(v, d)), title: 'preemptions over time' }),
+          SL.lineChart(lhp, { yLabel: 'LHP cost (ms of waiting per second)', yFmt: (v, d) => SL.num(v, d), title: 'LHP cost over time' }));
       }),
       SL.section(latBox, 'latency histograms', async () => {
         const hists = {};

@@ -15,10 +15,11 @@
     const X = (t) => L + ((t - t0) / (t1 - t0 || 1)) * (W - L - R);
     const Y = (c) => T + (1 - c / cmax) * (H - T - B);
     svg.appendChild(s('line', { x1: L, x2: W - R, y1: H - B, y2: H - B, class: 'axis' }));
-    for (let i = 0; i <= 5; i++) {
-      const t = t0 + ((t1 - t0) * i) / 5;
-      svg.appendChild(s('text', { x: X(t), y: H - 8, 'text-anchor': 'middle', class: 'tick' }, SL.dur((t - t0) / 1e9)));
-    }
+    // nice ticks in one unit for the whole axis (never "0 ms" beside "5.0 s")
+    const span = (t1 - t0) / 1e9, [div, unit] = SL.durUnit(span);
+    const at = SL.ticks(0, span / div, 5).filter((v) => v <= span / div + 1e-9);
+    SL.tickLabels(at, (v, d) => SL.num(v, d) + unit).forEach((lbl, i) =>
+      svg.appendChild(s('text', { x: X(t0 + at[i] * div * 1e9), y: H - 8, 'text-anchor': 'middle', class: 'tick x-tick' }, lbl)));
     svg.appendChild(s('text', { x: L - 4, y: T + 8, 'text-anchor': 'end', class: 'tick' }, SL.usec(cmax)));
     for (const e of events) {
       const x = X(e.ts_ns);
@@ -70,7 +71,7 @@
             h('td', { class: 'num' }, SL.si(g.same_group)),
             h('td', { class: 'num' }, SL.num(g.lhp)),
             h('td', { class: 'num' }, SL.usec(g.lhp_cost_ns)),
-            h('td', { class: 'num' }, SL.usec(metric('lhp_cost', g) * 1e6)),
+            h('td', { class: 'num' }, SL.fmtValue(metric('lhp_cost', g), 'ms/s')),
             h('td', { class: 'num' }, SL.num(g.hub_preemptions))))),
           all.length > gs.length ? h('p', { class: 'muted' }, `${all.length - gs.length} groups without preemptions not shown.`) : null));
       }),

@@ -56,12 +56,12 @@
         const list = (await runs).runs || [];
         const r = list.find((x) => x.id === st.run_id) || list[0];
         if (!r) return SL.empty('No runs yet', 'Start schedlensd with recording, or run `schedlens record -o DB`.');
-        const secs = r.end_ns && r.start_ns ? (r.end_ns - r.start_ns) / 1e9 : r.end_wall && r.start_wall ? (r.end_wall - r.start_wall) / 1e9 : null;
+        const secs = SL.runSeconds(r);
         return [kv([
           ['Run', h('a', { href: SL.link('lhp', { run: r.id }) }, '#' + r.id), r.id === st.run_id ? ' (recording)' : ''],
           ['Kernel', h('code', {}, r.kernel_release)],
           ['Label', r.label || '–'],
-          ['Started', SL.wall(r.start_wall)],
+          ['Started', SL.runStarted(r)],
           ['Duration', SL.dur(secs)],
           ['Events', SL.si(r.events)],
           ['Lost / gaps', `${SL.num(r.lost_events || 0)} / ${r.has_gaps ? 'yes' : 'no'}`],
@@ -70,18 +70,35 @@
       }),
       SL.section(findCard, 'findings', async () => {
         const f = await finds;
+        const M = await SL.metricTable(signal);
         const comps = f.comparisons || [];
         if (!comps.length) return SL.empty('No comparisons yet', 'Compare two kernels in the Compare view, or wait for the daemon to compare a newly booted kernel.');
-        return comps.map((c) => {
-          const rows = (f.findings || []).filter((x) => x.comparison_id === c.id);
-          const flagged = rows.filter((x) => ['regression', 'improvement', 'change'].includes(x.verdict));
-          return h('div', { class: 'comparison' },
-            h('h3', {}, SL.verdictBadge(c.verdict), ' ', h('code', {}, c.baseline), ' → ', h('code', {}, c.candidate),
-              h('span', { class: 'muted' }, ' · ' + SL.wall(c.created_wall))),
-            c.summary ? h('p', {}, c.summary) : null,
-            flagged.length ? SL.findingsTable(flagged) : h('p', { class: 'muted' }, 'No flagged metric.'),
-            h('p', {}, h('a', { href: SL.link('compare', { baseline: sideParam(c.baseline), candidate: sideParam(c.candidate) }) }, 'Open in Compare')));
-        });
+        const rowsOf = (c) => (f.findings || []).filter((x) => x.comparison_id === c.id);
+        const sides = (c) => [h('code', {}, c.baseline), ' → ', h('code', {}, c.candidate)];
+        const open = (c) => h('a', { class: 'open-compare', href: SL.link('compare', { baseline: sideParam(c.baseline), candidate: sideParam(c.candidate) }) }, 'Open in Compare');
+        // the newest comparison that flagged something leads; when the newest flagged
+        // nothing, the page says so first instead of leading with it
+        const newest = comps[0];
+        const lead = comps.find((c) => SL.isFlagged(c) || rowsOf(c).some(SL.isFlagged));
+        const out = [];
+        if (newest !== lead)
+          out.push(h('p', { class: 'newest-unchanged' }, 'The newest comparison, ', sides(newest),
+            ` (${SL.wall(newest.created_wall)}), flagged nothing (`, SL.verdictBadge(newest.verdict), '). ', open(newest),
+            lead ? '' : ' No recent comparison flagged anything.'));
+        if (lead) {
+          out.push(h('div', { class: 'comparison lead', 'data-comparison': lead.id },
+            SL.headline(lead.verdict, rowsOf(lead), M, { title: [sides(lead), h('span', { class: 'muted' }, ' · ' + SL.wall(lead.created_wall))] }),
+            lead.summary ? h('p', { class: 'muted' }, SL.fixUnits(lead.summary)) : null,
+            h('details', { class: 'flagged-all' }, h('summary', {}, `All ${rowsOf(lead).filter(SL.isFlagged).length} flagged findings`),
+              SL.findingsTable(SL.rankFindings(rowsOf(lead)), M)),
+            h('p', {}, open(lead))));
+        }
+        const others = comps.filter((c) => c !== lead && c !== newest);
+        if (others.length)
+          out.push(h('details', { class: 'other-comparisons' }, h('summary', {}, `${others.length} other recent comparison${others.length > 1 ? 's' : ''}`),
+            h('ul', {}, others.map((c) => h('li', { class: 'comparison', 'data-comparison': c.id }, SL.verdictBadge(c.verdict), ' ', sides(c),
+              h('span', { class: 'muted' }, ' · ' + SL.wall(c.created_wall)), ' · ', open(c))))));
+        return out;
       }),
     ]);
   };
@@ -94,24 +111,4 @@
     return r ? 'runs:' + r[1] : '';
   }
   SL.sideParam = sideParam;
-
-  // The findings table shared by the overview and the compare view.
-  SL.findingsTable = function findingsTable(rows) {
-    const val = (f, k) => SL.pick(f, k + '_value', k);
-    return h('table', { class: 'findings' },
-      h('thead', {}, h('tr', {}, ['Verdict', 'Group', 'Metric', 'Baseline', 'Candidate', 'Change', '95% CI of Δ', 'p (Holm)', 'Explanation']
-        .map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, rows.map((f) => h('tr', { class: 'finding v-' + f.verdict, 'data-metric': f.metric, 'data-group': f.group },
-        h('td', {}, SL.verdictBadge(f.verdict)),
-        h('td', {}, h('code', {}, f.group)),
-        h('td', {}, f.metric.replace(/_/g, ' ')),
-        h('td', { class: 'num' }, SL.num(val(f, 'baseline'), 2), f.unit ? ' ' + f.unit : ''),
-        h('td', { class: 'num' }, SL.num(val(f, 'candidate'), 2), f.unit ? ' ' + f.unit : ''),
-        h('td', { class: 'num' }, f.rel_change === null || f.rel_change === undefined ? '–' :
-          (f.rel_change > 0 ? '+' : '') + SL.num(100 * f.rel_change, 1) + '%'),
-        h('td', { class: 'num' }, f.ci_low === null || f.ci_low === undefined ? '–' : `${SL.num(f.ci_low, 2)} … ${SL.num(f.ci_high, 2)}`),
-        h('td', { class: 'num' }, f.p_adjusted === null || f.p_adjusted === undefined ? '–' :
-          f.p_adjusted < 0.001 ? '< 0.001' : SL.num(f.p_adjusted, 3)),
-        h('td', { class: 'expl' }, f.explanation || '')))));
-  };
 })(window.SL);

@@ -5,8 +5,22 @@
 (function (SL) {
   const h = SL.h;
 
-  SL.runSeconds = (r) => (r.end_ns && r.start_ns ? (r.end_ns - r.start_ns) / 1e9 :
-    r.end_wall && r.start_wall ? (r.end_wall - r.start_wall) / 1e9 : null);
+  // An imported run (source other than "live") with start_ns 0: the importer stored no
+  // start of the trace, and its start_wall/end_wall are when the import ran. Its duration
+  // is unknown (not the import's wall time) and its start is shown as the import's time,
+  // said as such. A live run's clock may start at 0: start_ns 0 is not "missing" there.
+  SL.importTimeOnly = (r) => !!r.source && r.source !== 'live' && !r.start_ns;
+  const known = (v) => v !== null && v !== undefined;
+  SL.runSeconds = function runSeconds(r) {
+    if (SL.importTimeOnly(r)) return null;
+    if (known(r.end_ns) && known(r.start_ns)) return (r.end_ns - r.start_ns) / 1e9;
+    return known(r.end_wall) && known(r.start_wall) ? (r.end_wall - r.start_wall) / 1e9 : null;
+  };
+  SL.runStarted = (r) => (SL.importTimeOnly(r)
+    ? SL.h('span', { class: 'muted imported', title: 'the trace was imported without its start time' }, 'unknown (imported ' + SL.wall(r.start_wall) + ')')
+    : SL.wall(r.start_wall));
+  // runs with the same workload label and topology (what lib/compare compares)
+  SL.comparableKey = (r) => (r.label || '') + '\u0000' + (r.topo_hash || '');
 
   SL.views.runs = async function runs(main, params, signal) {
     main.appendChild(h('h1', {}, 'Runs'));
@@ -21,24 +35,27 @@
         if (!groups.has(key)) groups.set(key, []);
         groups.get(key).push(r);
       }
-      const kernels = [...new Set(list.map((r) => r.kernel_release))];
       return [...groups.values()].map((rs) => {
         const k = rs[0].kernel_release, label = rs[0].label || '';
-        const other = kernels.find((x) => x !== k);
+        // the newest other kernel with runs of this label and topology (list: newest first)
+        const keys = new Set(rs.map(SL.comparableKey));
+        const peer = list.find((x) => x.kernel_release !== k && keys.has(SL.comparableKey(x)));
+        const other = peer ? peer.kernel_release : null;
         const events = rs.reduce((a, r) => a + (r.events || 0), 0);
-        const secs = rs.reduce((a, r) => a + (SL.runSeconds(r) || 0), 0);
+        const secs = rs.map(SL.runSeconds);
+        const total = secs.every((x) => x === null) ? null : secs.reduce((a, x) => a + (x || 0), 0);
         return SL.card(null, [
           h('h2', {}, 'Kernel ', h('code', {}, k), label ? [' · label ', h('code', {}, label)] : ' · no label',
-            h('span', { class: 'muted' }, ` · ${rs.length} run${rs.length > 1 ? 's' : ''}, ${SL.si(events)} events, ${SL.dur(secs)}`)),
-          other ? h('p', {}, h('a', { href: SL.link('compare', { baseline: 'kernel:' + other, candidate: 'kernel:' + k, label }) },
-            `Compare with ${other}`)) : null,
+            h('span', { class: 'muted' }, ` · ${rs.length} run${rs.length > 1 ? 's' : ''}, ${SL.si(events)} events, ${total === null ? 'duration unknown' : SL.dur(total)}`)),
+          other ? h('p', {}, h('a', { class: 'compare-with', href: SL.link('compare', { baseline: 'kernel:' + other, candidate: 'kernel:' + k, label }) },
+            `Compare with ${other}`)) : h('p', { class: 'muted no-peer' }, 'No other kernel has runs of this label on this topology to compare with.'),
           h('table', { class: 'runs' },
             h('thead', {}, h('tr', {}, ['Run', 'Host', 'Started', 'Duration', 'Events', 'Lost', 'Gaps', 'Dropped rows', 'Source', 'Preempt', ''].map((t) => h('th', { scope: 'col' }, t)))),
             h('tbody', {}, rs.map((r) => h('tr', { 'data-run': r.id },
               h('td', {}, '#' + r.id),
               h('td', {}, r.hostname || '–'),
-              h('td', {}, SL.wall(r.start_wall)),
-              h('td', { class: 'num' }, r.end_wall || r.end_ns ? SL.dur(SL.runSeconds(r)) : 'running'),
+              h('td', {}, SL.runStarted(r)),
+              h('td', { class: 'num' }, r.end_wall || r.end_ns ? (SL.runSeconds(r) === null ? 'unknown' : SL.dur(SL.runSeconds(r))) : 'running'),
               h('td', { class: 'num' }, SL.si(r.events)),
               h('td', { class: 'num' + (r.lost_events ? ' warn' : '') }, SL.num(r.lost_events || 0)),
               h('td', {}, r.has_gaps ? h('span', { class: 'warn' }, 'yes') : 'no'),

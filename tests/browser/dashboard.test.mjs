@@ -101,12 +101,12 @@ test('latency overlay: the overflow bucket (hi_ns null) is drawn open-ended, no 
     const fig = window.SL.histOverlay([{ name: 'x', colour: '#000', buckets: [[0, 1, 5], [4, 5, 50], [1000, 2000, 3], [10000000, null, 2]] }], {});
     document.body.appendChild(fig);
     const ds = [...fig.querySelectorAll('path')].map((p) => p.getAttribute('d'));
-    const out = { ds, overflow: fig.querySelectorAll('path.overflow').length, label: fig.textContent.includes('≥ 10.00 s') };
+    const out = { ds, overflow: fig.querySelectorAll('path.overflow').length, label: fig.textContent.includes('≥ 10 s') };
     fig.remove();
     return out;
   });
   assert.equal(r.overflow, 1, 'one open-ended step');
-  assert.ok(r.label, 'labelled "≥ 10.00 s"');
+  assert.ok(r.label, 'labelled "≥ 10 s"');
   for (const d of r.ds) assert.doesNotMatch(d, /NaN|Infinity/, d);
 });
 
@@ -129,6 +129,212 @@ test('LHP view: victims, preemptors, timeline', async () => {
   const overflow = await page.$$eval('.card', (cs) => cs.filter((c) => c.querySelector('table.barlist') && c.scrollWidth > c.clientWidth + 1).length);
   assert.equal(overflow, 0, 'ranking cards do not overflow');
   assert.ok(await page.locator('.lhp-event').count() >= 1, 'LHP events on the timeline');
+  // the timeline's time axis: nice ticks in one unit (it mixed "0 ms" and "2.0 s")
+  const xt = await page.locator('svg.chart text.x-tick').allTextContents();
+  assert.deepEqual(xt, ['0 s', '2 s', '4 s', '6 s', '8 s', '10 s']);
+  assert.doesNotMatch(await page.locator('main').innerText(), /\d\s?us\b/, 'µs, never us');
+});
+
+// --- issue 20: the headline, the plumbing and the formatting -------------------------
+// The database (60-dashboard.t): runs 1-2 on 3.5.0-demo and 3-4 on 3.6.0-demo (pgbench, 80
+// CPUs), run 5 an imported hackbench trace on 16 CPUs (6.1.0-50-cloud-amd64, start_ns 0),
+// comparison 1 (3.5 vs 3.6: regression) and the newer comparison 2 (run 1 vs run 2:
+// inconclusive, nothing flagged). The seeded synthesis makes every value below exact.
+const text = async (loc) => (await loc.innerText()).replace(/\s+/g, ' ').trim();
+const NO_US = /\d\s?us\b/; // one unit style: "µs", never "us"
+
+test('compare leads with the headline: verdict, top findings by severity, diagnosis; unchanged collapsed', async () => {
+  await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`, 'compare-headline');
+  const hl = page.locator('.findings-card section.headline');
+  assert.equal(await hl.count(), 1, 'one headline');
+  assert.equal(await hl.getAttribute('data-verdict'), 'regression');
+  assert.equal(await text(hl.locator('.headline-verdict')),
+    `regression Regression: the candidate is worse · ${BASE} → ${CAND} · group postgres, label pgbench, 2 vs 2 runs · 9 flagged, 21 unchanged`);
+  const items = hl.locator('ol.headline-findings > li');
+  assert.deepEqual((await items.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), [
+    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts)',
+    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%)',
+    'change waker same share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts)',
+    'change policy affine share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts)',
+    'change policy llc scan share of postgres 100.0% → 66.9% (−33.1%, −33.1 pts)',
+  ]);
+  assert.equal(await text(hl.locator('p.diagnosis')),
+    "Diagnosis: policy fingerprint: llc-scan 100% → 67%, buddy 77% → 100%, affine 12% → 19%; LHP cost 3.3× the baseline's (1.24 ms/s → 4.04 ms/s)");
+  // the headline comes first in the card, before the notes and the table
+  assert.equal(await page.locator('.findings-card > div > *').first().evaluate((e) => e.className), 'headline hl-regression');
+  // flagged rows in the open table, the 21 equivalent ones behind a closed toggle
+  const open1 = page.locator('.findings-card table.findings').first();
+  const verdicts = await open1.locator('tbody tr').evaluateAll((rs) => rs.map((r) => r.className.replace('finding v-', '')));
+  assert.deepEqual(verdicts, ['regression', 'regression', ...Array(7).fill('change')]);
+  const det = page.locator('details.unchanged');
+  assert.equal(await det.evaluate((d) => d.open), false, 'unchanged metrics collapsed');
+  assert.equal(await text(det.locator('summary')), '21 unchanged metrics (equivalent or too little data)');
+  assert.equal(await det.locator('tbody tr').first().isVisible(), false);
+  await det.locator('summary').click();
+  assert.equal(await det.locator('tbody tr.v-equivalent').count(), 21);
+  assert.equal(await det.locator('tbody tr').first().isVisible(), true);
+  // units by magnitude: p99 in µs, never "us"
+  const p99 = det.locator('tr[data-metric="latency_p99"] td.num');
+  assert.deepEqual((await p99.allInnerTexts()).slice(0, 2), ['80.7 µs', '118 µs']);
+  assert.doesNotMatch(await page.locator('main').innerText(), NO_US);
+  await page.screenshot({ path: `${OUT}/compare-unchanged-open.png`, fullPage: true });
+});
+
+test('overview leads with the newest comparison that flagged something and says the newest flagged nothing', async () => {
+  await open('#/overview', 'overview-headline');
+  assert.match(await text(page.locator('.newest-unchanged')),
+    /^The newest comparison, runs=1 → runs=2 \(\d{4}-\d\d-\d\d \d\d:\d\d\), flagged nothing \(inconclusive\)\. Open in Compare$/);
+  assert.equal(await page.locator('.newest-unchanged a.open-compare').getAttribute('href'), '#/compare?baseline=runs%3A1&candidate=runs%3A2');
+  const lead = page.locator('.comparison.lead');
+  assert.equal(await lead.getAttribute('data-comparison'), '1');
+  const hl = lead.locator('section.headline');
+  assert.equal(await hl.getAttribute('data-verdict'), 'regression');
+  assert.deepEqual((await hl.locator('ol.headline-findings > li').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), [
+    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts)',
+    'regression lhp cost of all tasks 1.24 ms/s → 4.04 ms/s (+226.2%)',
+    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%)',
+    'regression missed idle rate of all tasks 24.9% → 37.3% (+49.5%, +12.3 pts)',
+    'regression missed idle rate of pgbench 33.8% → 46.4% (+37.6%, +12.7 pts)',
+  ]);
+  assert.equal(await text(hl.locator('p.diagnosis')),
+    "Diagnosis for postgres: policy fingerprint: llc-scan 100% → 67%, buddy 77% → 100%, affine 12% → 19%; LHP cost 3.3× the baseline's (1.24 ms/s → 4.04 ms/s)");
+  // never drop units: every value cell of the findings table carries one
+  await lead.locator('details.flagged-all summary').click();
+  const cells = await lead.locator('table.findings tbody tr td:nth-child(4), table.findings tbody tr td:nth-child(5)').allInnerTexts();
+  assert.ok(cells.length >= 56, `${cells.length} value cells`);
+  for (const c of cells) assert.match(c, /^\d[\d.,]*( k)?(%| ms\/s| µs\/s|\/s| µs| ms| s)$/, c);
+  assert.doesNotMatch(await page.locator('main').innerText(), NO_US);
+  // the imported current run: no import time as its start, no wall time as its duration
+  const kv = await page.locator('dl.kv').nth(1).innerText();
+  assert.match(kv, /Started\s+unknown \(imported \d{4}-\d\d-\d\d \d\d:\d\d\)/);
+  assert.match(kv, /Duration\s+–/);
+});
+
+test('runs: "Compare with" only offers kernels of the same label and topology; imports have no wall-time duration', async () => {
+  await open('#/runs', 'runs-plumbing');
+  const group = (k) => page.locator('.runs-group', { has: page.locator('h2 code', { hasText: k }) });
+  assert.equal(await text(group(CAND).locator('a.compare-with')), `Compare with ${BASE}`);
+  assert.equal(await text(group(BASE).locator('a.compare-with')), `Compare with ${CAND}`);
+  const imp = group('6.1.0-50-cloud-amd64');
+  assert.equal(await imp.locator('a.compare-with').count(), 0, 'no kernel of label hackbench on 16 CPUs to compare with');
+  assert.equal(await text(imp.locator('.no-peer')), 'No other kernel has runs of this label on this topology to compare with.');
+  assert.match(await text(imp.locator('h2')), /1 run, 9,566 events, duration unknown$/);
+  const row = page.locator('tr[data-run="5"] td');
+  assert.match(await row.nth(2).innerText(), /^unknown \(imported \d{4}-\d\d-\d\d \d\d:\d\d\)$/);
+  assert.equal(await row.nth(3).innerText(), 'unknown');
+  // a demo run (source text, start_ns set) keeps its duration
+  assert.equal(await page.locator('tr[data-run="1"] td').nth(3).innerText(), '10 s');
+  const href = await group(CAND).locator('a.compare-with').getAttribute('href');
+  await open(href, 'runs-compare-with');
+  assert.equal(await page.locator('section.headline').getAttribute('data-verdict'), 'regression');
+});
+
+test('a bare #/compare picks a comparable pair; with none it shows an empty state, not an error', async () => {
+  await open('#/compare', 'compare-bare');
+  assert.equal(await page.locator('select[name=baseline]').inputValue(), `kernel:${BASE}`);
+  assert.equal(await page.locator('select[name=candidate]').inputValue(), `kernel:${CAND}`);
+  assert.equal(await page.locator('section.headline').getAttribute('data-verdict'), 'regression');
+  const q = new globalThis.URL(apiCalls.filter((u) => u.includes('/api/v1/compare?')).pop()).searchParams;
+  assert.equal(q.get('label'), 'pgbench');
+  // only runs of two kernels that share no label and topology (run 4 and the import)
+  await page.route('**/api/v1/runs?*', async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    body.runs = body.runs.filter((r) => r.id === 4 || r.id === 5);
+    await route.fulfill({ response: res, json: body });
+  });
+  const before = apiCalls.length;
+  await page.goto('about:blank'); // a new document: the same hash again would not re-render
+  await open('#/compare', 'compare-bare-none');
+  await page.unroute('**/api/v1/runs?*');
+  assert.equal(await text(page.locator('.state.empty strong')), 'No two kernels to compare');
+  assert.equal(await page.locator('svg.chart').count(), 0, 'no charts of unrelated runs');
+  assert.equal(apiCalls.slice(before).filter((u) => u.includes('/api/v1/compare') || u.includes('/placement')).length, 0);
+  // two incomparable sides picked by hand: said so, no error panel
+  await open(`#/compare?baseline=kernel:6.1.0-50-cloud-amd64&candidate=kernel:${CAND}`, 'compare-incomparable');
+  assert.equal(await text(page.locator('.state.empty strong')), 'These two sides are not comparable');
+  assert.equal(await page.locator('svg.chart').count(), 0);
+});
+
+test('runs:1,2 in the URL is shown in the form and kept by pressing Compare', async () => {
+  await open('#/compare?baseline=runs:1,2&candidate=runs:3,4&group=postgres', 'compare-runs-form');
+  assert.equal(await page.locator('select[name=baseline]').inputValue(), 'runs:1,2');
+  assert.equal(await page.locator('select[name=candidate]').inputValue(), 'runs:3,4');
+  assert.equal(await text(page.locator('select[name=baseline] option:checked')), 'runs #1, #2');
+  await page.getByRole('button', { name: 'Compare' }).click();
+  await page.waitForFunction(() => document.getElementById('main').dataset.ready === '1' && !document.querySelector('.state.loading'), null, { timeout: 120000 });
+  const params = new URLSearchParams(new globalThis.URL(page.url()).hash.split('?')[1]);
+  assert.equal(params.get('baseline'), 'runs:1,2');
+  assert.equal(params.get('candidate'), 'runs:3,4');
+  assert.equal(await page.locator('section.headline').getAttribute('data-verdict'), 'regression');
+});
+
+test('an unknown group says there is no such group, never "no change" or "equivalent"', async () => {
+  await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=nosuch`, 'compare-unknown-group');
+  const hl = page.locator('section.headline');
+  assert.equal(await hl.getAttribute('data-verdict'), 'insufficient_data');
+  assert.equal(await text(hl.locator('.headline-verdict')), 'insufficient data No group nosuch in these runs');
+  assert.match(await text(hl), /Groups both sides have \(most wakeups first\): \*, postgres, pgbench/);
+  assert.doesNotMatch(await page.locator('main').innerText(), /no change|equivalent/i);
+  assert.equal(await page.locator('table.findings').count(), 0);
+});
+
+test('charts: distinct y ticks, one unit per time axis, nothing above the axis, peak not clipped, distinct swatches', async () => {
+  await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`, 'compare-charts');
+  const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((svg) => ({
+    y: [...svg.querySelectorAll('text.y-tick')].map((t) => t.textContent),
+    x: [...svg.querySelectorAll('text.x-tick')].map((t) => t.textContent),
+    top: Math.min(...[...svg.querySelectorAll('line.grid')].map((l) => +l.getAttribute('y1'))),
+    ys: [...svg.querySelectorAll('path.series, path.hist-step')].flatMap((p) => [...p.getAttribute('d').matchAll(/[ML][\d.]+ ([\d.]+)/g)].map((m) => +m[1])),
+  })));
+  const lines = charts.filter((c) => c.x.length);
+  assert.equal(lines.length, 3, 'three time charts');
+  for (const c of charts.filter((c) => c.y.length)) {
+    assert.equal(new Set(c.y).size, c.y.length, 'distinct y ticks: ' + c.y.join(', '));
+    for (const y of c.ys) assert.ok(y >= c.top - 0.05, `drawn at ${y}, above the top tick at ${c.top}`);
+  }
+  for (const c of lines) {
+    const units = new Set(c.x.map((t) => t.replace(/^[\d.,]+ /, '')));
+    assert.equal(units.size, 1, 'one unit on a time axis: ' + c.x.join(', '));
+  }
+  // the histogram's peak reaches its top tick's band and no higher
+  const hist = charts.find((c) => !c.x.length && c.ys.length);
+  assert.ok(Math.min(...hist.ys) >= hist.top - 0.05, 'histogram peak inside the plot');
+  // two runs a side: four distinguishable swatches per time chart
+  const legends = await page.$$eval('.grid3 ul.legend', (ls) => ls.map((l) => [...l.querySelectorAll('.swatch')].map((s) => s.dataset.colour)));
+  assert.equal(legends.length, 3);
+  for (const l of legends) assert.equal(new Set(l).size, 4, l.join(' '));
+});
+
+test('formatting helpers: units by magnitude, one style, tick sets', async () => {
+  const r = await page.evaluate(() => {
+    const SL = window.SL;
+    const fig = SL.lineChart([{ name: 'a', colour: '#000', points: [[0, 0.02], [1, 0.15], [2, 0.1]] }], { yFmt: (v, d) => SL.num(v, d) });
+    const big = SL.lineChart([{ name: 'b', colour: '#000', points: [[0, 1.02], [86400 * 2, 1.0]] }], {});
+    document.body.append(fig, big);
+    const out = {
+      p99: SL.fmtValue(157696, 'us'), p50: SL.fmtValue(5.04, 'us'), lhp: SL.fmtValue(0.004, 'ms/s'), rate: SL.fmtValue(48958, '/s'),
+      share: SL.fmtValue(22.37, '%'), delta: SL.fmtDelta(-12.13, '%'), usec: [999, 1500, 157696000, 10e9].map(SL.usec),
+      yticks: [...fig.querySelectorAll('text.y-tick')].map((t) => t.textContent),
+      xticks: [...big.querySelectorAll('text.x-tick')].map((t) => t.textContent),
+      top: Math.min(...[...big.querySelectorAll('line.grid')].map((l) => +l.getAttribute('y1'))),
+      ys: [...big.querySelector('path.series').getAttribute('d').matchAll(/[ML][\d.]+ ([\d.]+)/g)].map((m) => +m[1]),
+      fixed: SL.fixUnits('latency_p99 68 us->99 us; status'),
+    };
+    fig.remove(); big.remove();
+    return out;
+  });
+  assert.equal(r.p99, '158 ms');
+  assert.equal(r.p50, '5.04 µs');
+  assert.equal(r.lhp, '4 µs/s');
+  assert.equal(r.rate, '49.0 k/s');
+  assert.equal(r.share, '22.4%');
+  assert.equal(r.delta, '−12.1 pts');
+  assert.deepEqual(r.usec, ['0.999 µs', '1.5 µs', '158 ms', '10 s']);
+  assert.deepEqual(r.yticks, ['0', '0.05', '0.1', '0.15', '0.2']);
+  assert.deepEqual(r.xticks, ['0 d', '0.5 d', '1 d', '1.5 d', '2 d']);
+  for (const y of r.ys) assert.ok(y >= r.top, `a 1.02 peak drawn at ${y}, above the top tick at ${r.top}`);
+  assert.equal(r.fixed, 'latency_p99 68 µs->99 µs; status');
 });
 
 test('unknown view and bad run show messages, not a blank page', async () => {

@@ -153,6 +153,10 @@ check "LHP ranking" lhp "$base/api/v1/runs/$run/lhp?limit=5"
 prev=$(sqlite3 "$db" "select id from runs where kernel_release = '5.99.0-previous'")
 check "compare runs $prev vs $run" compare "$base/api/v1/compare?baseline=$prev&candidate=$run"
 check "compare kernels, one group" compare "$base/api/v1/compare?baseline=5.99.0-previous&candidate=$(uname -r)&group=*"
+# a group no run has: nothing compared, so no "equivalent" (the dashboard said "no change")
+check "compare kernels, a group no run has" compare "$base/api/v1/compare?baseline=5.99.0-previous&candidate=$(uname -r)&group=nosuch"
+nv=$(jq1 'd["verdict"] + " " + str(len(d["findings"]))')
+ok "a group no run has: insufficient_data with no findings ($nv)" '[ "$nv" = "insufficient_data 0" ]'
 ok "/ is the dashboard (text/html)" \
 	'[ "$(curl -s -o /dev/null -w "%{http_code} %{content_type}" "$base/")" = "200 text/html; charset=utf-8" ]'
 ok "HEAD /api/v1/status: 200" '[ "$(curl -s -I -o /dev/null -w "%{http_code}" "$base/api/v1/status")" = 200 ]'

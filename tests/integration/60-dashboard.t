@@ -3,7 +3,8 @@
 #
 # The dashboard in a real browser: builds a database with two kernels' runs (synthesized
 # pgbench traces analysed by the real engine: 3.5-like full LLC scan vs the 3.6 buddy
-# rule, 2 runs each on an 80-CPU 4-socket shape), stores their comparison, starts
+# rule, 2 runs each on an 80-CPU 4-socket shape), stores their comparison, imports a
+# 16-CPU hackbench trace (another label and topology) and stores an A/A comparison, starts
 # schedlensd --no-record on a free loopback port (it serves the database and records
 # nothing of this machine), and runs tests/browser/dashboard.test.mjs (Debian's chromium,
 # headless, playwright-core), also against a second server with --token-file (the page
@@ -30,9 +31,21 @@ echo "1..5"
 "$B/tests/helpers/sl-demo-db" synth "$tmp/db" --runs 2 --duration 10 >"$tmp/demo.log" 2>&1 &&
 	"$B/schedlens" diff --db "$tmp/db" --baseline 3.5.0-demo --candidate 3.6.0-demo >"$tmp/diff.log" 2>&1
 rc=$?
+# then an imported trace of another workload label and topology (run 5: start_ns 0, its
+# wall times are the import's), and a newer comparison that flags nothing (runs 1 vs 2 of
+# one kernel: inconclusive), so the overview must lead with the older one and say so
+irc=99
+"$B/schedlens" import "$S/tests/fixtures/guest16-hackbench.dat" -l hackbench \
+	--topology "$S/tests/fixtures/guest16-topology.json" -o "$tmp/db" --windows-only >"$tmp/import.log" 2>&1 && {
+	"$B/schedlens" diff --db "$tmp/db" 1 2 >"$tmp/aa.log" 2>&1
+	irc=$?
+}
 # diff exits 1 when it flags a regression, which this data has
-if [ "$rc" -le 1 ] && grep -q '^run 4 ' "$tmp/demo.log"; then echo "ok 1 - database with two kernels' runs and their comparison"; else
-	echo "not ok 1 - database ($rc)"; sed 's/^/# /' "$tmp/demo.log" "$tmp/diff.log"; exit 1; fi
+# and 3 when the verdict is inconclusive, which the A/A pair's is
+if [ "$rc" -le 1 ] && [ "$irc" -eq 3 ] && grep -q '^run 4 ' "$tmp/demo.log" && grep -q 'stored as run 5' "$tmp/import.log" &&
+	grep -q '^verdict: inconclusive: .*\[comparison 2\]$' "$tmp/aa.log"; then
+	echo "ok 1 - database with two kernels' runs, an imported run and two comparisons"; else
+	echo "not ok 1 - database ($rc, $irc)"; sed 's/^/# /' "$tmp/demo.log" "$tmp/diff.log" "$tmp/import.log" "$tmp/aa.log"; exit 1; fi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 url=http://127.0.0.1:$port

@@ -521,9 +521,9 @@ static void test_families(void)
 	char db[512];
 	struct sl_store *st;
 	int64_t b[2], k[2];
-	struct sl_comparison *c = NULL, *named = NULL;
+	struct sl_comparison *c = NULL, *named = NULL, *none = NULL;
 	struct sl_compare_opts o;
-	const char *const groups[] = { "kworker" };
+	const char *const groups[] = { "kworker" }, *const nosuch[] = { "nosuch" };
 
 	snprintf(db, sizeof(db), "%s/families.db", tap_tmpdir());
 	if (sl_store_open(db, SL_STORE_CREATE, &st)) {
@@ -571,6 +571,14 @@ static void test_families(void)
 	} else {
 		ok(0, "compare with a small group");
 	}
+	/* a group no run has: no findings, and no "equivalent" verdict either */
+	o.groups = nosuch;
+	if (sl_compare(st, &o, &none))
+		none = NULL;
+	ok(none && !none->nr_findings && none->verdict == SL_V_INSUFFICIENT,
+	   "a group neither side has: insufficient data, not equivalent (%s)",
+	   none ? sl_verdict_name(none->verdict) : "error");
+	sl_comparison_free(none);
 	sl_comparison_free(c);
 	sl_comparison_free(named);
 	sl_store_close(st);

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The headline of a comparison, shared by Compare and Overview: its verdict in words, the
+// few flagged findings that matter most (by verdict, then severity) with their values in
+// units and their relative change, and a diagnosis line from the findings themselves (the
+// policy fingerprint shift, the LHP cost ratio). The full findings table follows it, with
+// the unchanged (equivalent) metrics collapsed behind a toggle.
+'use strict';
+(function (SL) {
+  const h = SL.h;
+  const FLAGGED = ['regression', 'improvement', 'change'];
+  const RANK = { regression: 0, improvement: 1, change: 2, inconclusive: 3 };
+  const HEADLINE_MAX = 5;
+  const POLICY_NAMES = { prev_idle: 'prev-if-idle', affine: 'affine', llc_scan: 'llc-scan', buddy: 'buddy', smt_first: 'idle-core-first' };
+
+  SL.isFlagged = (f) => FLAGGED.includes(f.verdict);
+  // unchanged: behind the toggle (no_change: comparisons stored before schema 8)
+  SL.isUnchanged = (f) => ['equivalent', 'no_change', 'insufficient_data'].includes(f.verdict);
+
+  const VERDICT_TEXT = {
+    regression: 'Regression: the candidate is worse',
+    improvement: 'Improvement: the candidate is better',
+    change: 'Change: the candidate places or preempts differently, neither better nor worse by itself',
+    inconclusive: 'Inconclusive: the runs vary too much to tell',
+    equivalent: 'Equivalent: nothing changed beyond the metrics\' floors',
+    no_change: 'No change',
+    insufficient_data: 'Insufficient data: too few windows on a side to compare',
+  };
+  SL.verdictText = (v) => VERDICT_TEXT[v] || String(v || '–').replace(/_/g, ' ');
+
+  const val = (f, k) => SL.pick(f, k + '_value', k);
+  // a finding's unit: the compare response carries it, /findings does not (the metric table does)
+  const unitOf = (f, M) => f.unit || (M && M[f.metric] ? M[f.metric].unit : '');
+  SL.findingUnit = unitOf;
+  const groupName = (g) => (g === '*' ? 'all tasks' : g);
+
+  // flagged findings, most severe first: regressions, improvements, changes, each by severity
+  SL.rankFindings = (fs) => fs.filter(SL.isFlagged).slice().sort((a, b) =>
+    (RANK[a.verdict] - RANK[b.verdict]) || ((b.severity || 0) - (a.severity || 0)) ||
+    (Math.abs(b.rel_change || 0) - Math.abs(a.rel_change || 0)));
+
+  // "policy fingerprint: llc-scan 100% -> 67%, buddy 77% -> 100%; LHP cost 3.3x (1.24 -> 4.04 ms/s)"
+  // from the findings of one group, or null when they hold neither
+  SL.diagnosis = function diagnosis(all, M) {
+    // one group's findings: the group of the most severe finding when several are mixed
+    const groups = new Set(all.map((f) => f.group));
+    const top = SL.rankFindings(all)[0];
+    const group = groups.size > 1 && top ? top.group : null;
+    const fs = group === null ? all : all.filter((f) => f.group === group);
+    const parts = [];
+    const pol = fs.filter((f) => /^policy_.*_share$/.test(f.metric) && SL.isFlagged(f) &&
+      val(f, 'baseline') !== null && val(f, 'candidate') !== null)
+      .sort((a, b) => Math.abs(val(b, 'candidate') - val(b, 'baseline')) - Math.abs(val(a, 'candidate') - val(a, 'baseline')))
+      .slice(0, 3);
+    if (pol.length)
+      parts.push(h('span', { class: 'diag-policy' }, 'policy fingerprint: ', pol.map((f, i) => {
+        const p = f.metric.replace(/^policy_|_share$/g, '');
+        return [i ? ', ' : '', h('strong', {}, POLICY_NAMES[p] || p), ` ${SL.pct(val(f, 'baseline'), 0)} → ${SL.pct(val(f, 'candidate'), 0)}`];
+      })));
+    const lhp = fs.find((f) => f.metric === 'lhp_cost' && val(f, 'baseline') > 0 && val(f, 'candidate') !== null);
+    if (lhp) {
+      const r = val(lhp, 'candidate') / val(lhp, 'baseline'), u = unitOf(lhp, M);
+      parts.push(h('span', { class: 'diag-lhp' }, 'LHP cost ', h('strong', {}, `${SL.num(r, r >= 10 ? 0 : 1)}×`),
+        ` the baseline's (${SL.fmtValue(val(lhp, 'baseline'), u)} → ${SL.fmtValue(val(lhp, 'candidate'), u)})`));
+    }
+    if (!parts.length) return null;
+    return h('p', { class: 'diagnosis' }, h('span', { class: 'muted' }, group === null ? 'Diagnosis: ' : ['Diagnosis for ', h('code', {}, groupName(group)), ': ']),
+      parts.map((p, i) => [i ? '; ' : '', p]));
+  };
+
+  function findingLine(f, M) {
+    const u = unitOf(f, M);
+    return h('li', { class: 'headline-finding hl-' + f.verdict, 'data-metric': f.metric, 'data-group': f.group },
+      SL.verdictBadge(f.verdict), ' ',
+      h('span', { class: 'hf-metric' }, f.metric.replace(/_/g, ' '), ' of ', h('code', {}, groupName(f.group))), ' ',
+      h('span', { class: 'hf-values' }, `${SL.fmtValue(val(f, 'baseline'), u)} → ${SL.fmtValue(val(f, 'candidate'), u)}`), ' ',
+      h('span', { class: 'hf-rel' }, `(${SL.fmtRel(f.rel_change)}${u === '%' ? ', ' + SL.fmtDelta(val(f, 'candidate') - val(f, 'baseline'), u) : ''})`));
+  }
+
+  // verdict: the comparison's; fs: its findings (of the groups shown); M: the metric table;
+  // opts.title: what was compared, opts.note: a sentence after the verdict
+  SL.headline = function headline(verdict, fs, M, opts = {}) {
+    const top = SL.rankFindings(fs).slice(0, HEADLINE_MAX);
+    const flagged = fs.filter(SL.isFlagged).length;
+    const unchanged = fs.filter(SL.isUnchanged).length;
+    const inconclusive = fs.filter((f) => f.verdict === 'inconclusive').length;
+    const counts = [flagged ? `${flagged} flagged` : 'nothing flagged',
+      inconclusive ? `${inconclusive} inconclusive` : null, unchanged ? `${unchanged} unchanged` : null].filter(Boolean).join(', ');
+    return h('section', { class: 'headline hl-' + (verdict || 'none'), 'data-verdict': verdict || '', 'aria-label': 'headline' },
+      h('p', { class: 'headline-verdict' }, SL.verdictBadge(verdict), ' ', h('strong', {}, SL.verdictText(verdict)),
+        opts.title ? [' · ', opts.title] : null, h('span', { class: 'muted' }, ` · ${counts}`)),
+      opts.note ? h('p', { class: 'headline-note' }, opts.note) : null,
+      top.length ? h('ol', { class: 'headline-findings' }, top.map((f) => findingLine(f, M))) : null,
+      SL.diagnosis(fs, M));
+  };
+
+  // The findings table: flagged and inconclusive rows, then the unchanged ones behind a
+  // toggle (closed by default)
+  SL.findingsBlock = function findingsBlock(fs, M) {
+    const shown = SL.rankFindings(fs).concat(fs.filter((f) => f.verdict === 'inconclusive'));
+    const rest = fs.filter(SL.isUnchanged);
+    return [
+      shown.length ? SL.findingsTable(shown, M) : h('p', { class: 'muted' }, 'No metric flagged.'),
+      rest.length ? h('details', { class: 'unchanged' },
+        h('summary', {}, `${rest.length} unchanged metric${rest.length > 1 ? 's' : ''} (equivalent or too little data)`),
+        SL.findingsTable(rest, M)) : null,
+    ];
+  };
+
+  // The findings table shared by the overview and the compare view; M (the metric table)
+  // supplies units the rows lack
+  SL.findingsTable = function findingsTable(rows, M) {
+    return h('table', { class: 'findings' },
+      h('thead', {}, h('tr', {}, ['Verdict', 'Group', 'Metric', 'Baseline', 'Candidate', 'Change', '95% CI of Δ', 'p (Holm)', 'Explanation']
+        .map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, rows.map((f) => {
+        const u = unitOf(f, M);
+        return h('tr', { class: 'finding v-' + f.verdict, 'data-metric': f.metric, 'data-group': f.group },
+          h('td', {}, SL.verdictBadge(f.verdict)),
+          h('td', {}, h('code', {}, f.group)),
+          h('td', {}, f.metric.replace(/_/g, ' ')),
+          h('td', { class: 'num' }, SL.fmtValue(val(f, 'baseline'), u)),
+          h('td', { class: 'num' }, SL.fmtValue(val(f, 'candidate'), u)),
+          h('td', { class: 'num' }, SL.fmtRel(f.rel_change)),
+          h('td', { class: 'num' }, f.ci_low === null || f.ci_low === undefined ? '–' : `${SL.fmtDelta(f.ci_low, u)} … ${SL.fmtDelta(f.ci_high, u)}`),
+          h('td', { class: 'num' }, f.p_adjusted === null || f.p_adjusted === undefined ? '–' :
+            f.p_adjusted < 0.001 ? '< 0.001' : SL.num(f.p_adjusted, 3)),
+          h('td', { class: 'expl' }, SL.fixUnits(f.explanation)));
+      })));
+  };
+})(window.SL);
