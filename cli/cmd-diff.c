@@ -146,6 +146,181 @@ static void print_table(const struct sl_comparison *c, json_t *j, bool all)
 	printf("\n");
 }
 
+/* What the command line asked for besides the comparison's own options. */
+struct diff_args {
+	struct sl_compare_opts o;
+	const char *db;
+	const char *groups[MAX_GROUPS];
+	int nr_groups;
+	enum pr_format format;
+	bool all, store_it, inconclusive_ok;
+};
+
+/* The run ids of --baseline-runs/--candidate-runs or BASE_RUN CAND_RUN: o points into it. */
+static int64_t ids[2][MAX_IDS];
+
+/*
+ * One option of getopt_long: -1 to go on, else the exit status (a bad value, --help). A
+ * flat switch, one short case per option: its length is the number of options.
+ */
+static int diff_option(int opt, struct diff_args *a)
+{
+	struct sl_compare_opts *o = &a->o;
+	uint64_t u;
+	double d;
+
+	switch (opt) {
+	case 'D':
+		a->db = optarg;
+		break;
+	case 'b':
+		o->baseline_kernel = optarg;
+		break;
+	case 'c':
+		o->candidate_kernel = optarg;
+		break;
+	case 'B':
+	case 'C':
+		if (parse_ids(opt == 'C' ? "--candidate-runs" : "--baseline-runs", optarg,
+			      ids[opt == 'C'],
+			      opt == 'C' ? &o->nr_candidate_runs : &o->nr_baseline_runs))
+			return EXIT_USAGE;
+		break;
+	case 'l':
+		o->label = optarg;
+		break;
+	case 'g':
+		if (a->nr_groups == MAX_GROUPS)
+			return cli_usage(usage_text);
+		a->groups[a->nr_groups++] = optarg;
+		break;
+	case 'f':
+		o->force = true;
+		break;
+	case 't':
+		if (cli_double("diff", "--threshold", optarg, 0, 1000, 0, &d))
+			return EXIT_USAGE;
+		o->rel_threshold = d / 100;
+		break;
+	case 'F':
+		if (cli_double("diff", "--floor-scale", optarg, 0, 1e6, SL_PARSE_MIN_OPEN,
+			       &o->floor_scale))
+			return EXIT_USAGE;
+		break;
+	case 'a':
+		if (cli_double("diff", "--alpha", optarg, 0, 1,
+			       SL_PARSE_MIN_OPEN | SL_PARSE_MAX_OPEN, &o->alpha))
+			return EXIT_USAGE;
+		break;
+	case 'r':
+		if (cli_u64("diff", "--resamples", optarg, 100, 1000000, &u))
+			return EXIT_USAGE;
+		o->resamples = (int)u;
+		break;
+	case 's':
+		if (cli_u64("diff", "--seed", optarg, 0, UINT64_MAX, &o->seed))
+			return EXIT_USAGE;
+		break;
+	case 'k':
+		if (cli_u64("diff", "--block", optarg, 0, 1000000, &u))
+			return EXIT_USAGE;
+		o->block_len = u;
+		break;
+	case 'm':
+		if (cli_u64("diff", "--min-windows", optarg, 1, 1000000, &u))
+			return EXIT_USAGE;
+		o->min_windows = u;
+		break;
+	case 'S':
+		if (cli_double("diff", "--segment", optarg, 0.001, 31536000, 0, &d))
+			return EXIT_USAGE;
+		o->segment_ns = (uint64_t)(d * 1e9);
+		break;
+	case 'R':
+		if (cli_double("diff", "--single-run-factor", optarg, 1, 1000, 0,
+			       &o->single_run_factor))
+			return EXIT_USAGE;
+		break;
+	case 'H':
+		if (cli_u64("diff", "--history-runs", optarg, 0, 1000, &u))
+			return EXIT_USAGE;
+		o->history_runs = (int)u;
+		break;
+	case 'I':
+		a->inconclusive_ok = true;
+		break;
+	case 'n':
+		a->store_it = false;
+		break;
+	case 'A':
+		a->all = true;
+		break;
+	case 'j':
+		a->format = PR_JSON;
+		break;
+	case 'v':
+		a->format = PR_CSV;
+		break;
+	case 'h':
+		return cli_help(usage_text);
+	default:
+		return cli_usage(usage_text);
+	}
+	return -1;
+}
+
+/*
+ * The runs to compare: BASE_RUN CAND_RUN, or the options' selection, never both, and
+ * either both sides' runs or none. -1 to go on, else the exit status.
+ */
+static int diff_selection(int argc, char **argv, struct diff_args *a)
+{
+	struct sl_compare_opts *o = &a->o;
+
+	if (argc - optind == 2) {
+		if (o->nr_baseline_runs || o->nr_candidate_runs || o->baseline_kernel ||
+		    o->candidate_kernel)
+			return cli_usage(usage_text);
+		if (parse_ids("BASE_RUN", argv[optind], ids[0], &o->nr_baseline_runs) ||
+		    parse_ids("CAND_RUN", argv[optind + 1], ids[1], &o->nr_candidate_runs))
+			return EXIT_USAGE;
+	} else if (argc != optind) {
+		return cli_usage(usage_text);
+	}
+	if ((o->nr_baseline_runs > 0) != (o->nr_candidate_runs > 0) ||
+	    ((o->nr_baseline_runs > 0) && (o->baseline_kernel || o->candidate_kernel)))
+		return cli_usage(usage_text);
+	o->baseline_runs = ids[0];
+	o->candidate_runs = ids[1];
+	if (a->nr_groups) {
+		o->groups = a->groups;
+		o->nr_groups = a->nr_groups;
+	}
+	o->store = a->store_it;
+	return -1;
+}
+
+static void print_comparison(const struct sl_comparison *c, enum pr_format format, bool all)
+{
+	json_t *j = sl_comparison_to_json(c);
+
+	if (!j && format != PR_TEXT) {
+		cli_error("out of memory");
+	} else if (format == PR_JSON) {
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+		printf("\n");
+	} else if (format == PR_CSV) {
+		struct pr *p = pr_open(PR_CSV, 0, stdout);
+
+		if (p)
+			print_findings(p, json_object_get(j, "findings"), false);
+		pr_close(p);
+	} else {
+		print_table(c, j, all);
+	}
+	json_decref(j);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -175,170 +350,34 @@ int cmd_diff(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	static int64_t ids[2][MAX_IDS];
-	const char *db = "schedlens.db", *groups[MAX_GROUPS];
-	struct sl_compare_opts o;
+	struct diff_args a = { .db = "schedlens.db", .format = PR_TEXT, .store_it = true };
 	struct sl_comparison *c = NULL;
 	struct sl_store *store = NULL;
-	enum pr_format format = PR_TEXT;
-	bool all = false, store_it = true, inconclusive_ok = false;
-	json_t *j;
-	int opt, err, nr_groups = 0, status;
-	uint64_t u;
-	double d;
+	int opt, err, status;
 
-	sl_compare_opts_default(&o);
+	sl_compare_opts_default(&a.o);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "l:g:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'D':
-			db = optarg;
-			break;
-		case 'b':
-			o.baseline_kernel = optarg;
-			break;
-		case 'c':
-			o.candidate_kernel = optarg;
-			break;
-		case 'B':
-		case 'C':
-			if (parse_ids(opt == 'C' ? "--candidate-runs" : "--baseline-runs", optarg,
-				      ids[opt == 'C'],
-				      opt == 'C' ? &o.nr_candidate_runs : &o.nr_baseline_runs))
-				return EXIT_USAGE;
-			break;
-		case 'l':
-			o.label = optarg;
-			break;
-		case 'g':
-			if (nr_groups == MAX_GROUPS)
-				return cli_usage(usage_text);
-			groups[nr_groups++] = optarg;
-			break;
-		case 'f':
-			o.force = true;
-			break;
-		case 't':
-			if (cli_double("diff", "--threshold", optarg, 0, 1000, 0, &d))
-				return EXIT_USAGE;
-			o.rel_threshold = d / 100;
-			break;
-		case 'F':
-			if (cli_double("diff", "--floor-scale", optarg, 0, 1e6, SL_PARSE_MIN_OPEN,
-				       &o.floor_scale))
-				return EXIT_USAGE;
-			break;
-		case 'a':
-			if (cli_double("diff", "--alpha", optarg, 0, 1,
-				       SL_PARSE_MIN_OPEN | SL_PARSE_MAX_OPEN, &o.alpha))
-				return EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_u64("diff", "--resamples", optarg, 100, 1000000, &u))
-				return EXIT_USAGE;
-			o.resamples = (int)u;
-			break;
-		case 's':
-			if (cli_u64("diff", "--seed", optarg, 0, UINT64_MAX, &o.seed))
-				return EXIT_USAGE;
-			break;
-		case 'k':
-			if (cli_u64("diff", "--block", optarg, 0, 1000000, &u))
-				return EXIT_USAGE;
-			o.block_len = u;
-			break;
-		case 'm':
-			if (cli_u64("diff", "--min-windows", optarg, 1, 1000000, &u))
-				return EXIT_USAGE;
-			o.min_windows = u;
-			break;
-		case 'S':
-			if (cli_double("diff", "--segment", optarg, 0.001, 31536000, 0, &d))
-				return EXIT_USAGE;
-			o.segment_ns = (uint64_t)(d * 1e9);
-			break;
-		case 'R':
-			if (cli_double("diff", "--single-run-factor", optarg, 1, 1000, 0,
-				       &o.single_run_factor))
-				return EXIT_USAGE;
-			break;
-		case 'H':
-			if (cli_u64("diff", "--history-runs", optarg, 0, 1000, &u))
-				return EXIT_USAGE;
-			o.history_runs = (int)u;
-			break;
-		case 'I':
-			inconclusive_ok = true;
-			break;
-		case 'n':
-			store_it = false;
-			break;
-		case 'A':
-			all = true;
-			break;
-		case 'j':
-			format = PR_JSON;
-			break;
-		case 'v':
-			format = PR_CSV;
-			break;
-		case 'h':
-			return cli_help(usage_text);
-		default:
-			return cli_usage(usage_text);
-		}
-	}
-	if (argc - optind == 2) {
-		if (o.nr_baseline_runs || o.nr_candidate_runs || o.baseline_kernel ||
-		    o.candidate_kernel)
-			return cli_usage(usage_text);
-		if (parse_ids("BASE_RUN", argv[optind], ids[0], &o.nr_baseline_runs) ||
-		    parse_ids("CAND_RUN", argv[optind + 1], ids[1], &o.nr_candidate_runs))
-			return EXIT_USAGE;
-	} else if (argc != optind) {
-		return cli_usage(usage_text);
-	}
-	if ((o.nr_baseline_runs > 0) != (o.nr_candidate_runs > 0) ||
-	    ((o.nr_baseline_runs > 0) && (o.baseline_kernel || o.candidate_kernel)))
-		return cli_usage(usage_text);
-	o.baseline_runs = ids[0];
-	o.candidate_runs = ids[1];
-	if (nr_groups) {
-		o.groups = groups;
-		o.nr_groups = nr_groups;
-	}
-	o.store = store_it;
-	err = sl_store_open(db, store_it ? 0 : SL_STORE_RDONLY, &store);
+	while ((opt = getopt_long(argc, argv, "l:g:h", opts, NULL)) != -1)
+		if ((status = diff_option(opt, &a)) >= 0)
+			return status;
+	if ((status = diff_selection(argc, argv, &a)) >= 0)
+		return status;
+	err = sl_store_open(a.db, a.store_it ? 0 : SL_STORE_RDONLY, &store);
 	if (err) {
 		cli_error("%s", sl_errmsg(err));
 		return EXIT_USAGE;
 	}
-	err = sl_compare(store, &o, &c);
+	err = sl_compare(store, &a.o, &c);
 	if (err) {
 		cli_error("%s", sl_errmsg(err));
 		sl_store_close(store);
 		return EXIT_USAGE;
 	}
-	j = sl_comparison_to_json(c);
-	if (!j && format != PR_TEXT) {
-		cli_error("out of memory");
-	} else if (format == PR_JSON) {
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-		printf("\n");
-	} else if (format == PR_CSV) {
-		struct pr *p = pr_open(PR_CSV, 0, stdout);
-
-		if (p)
-			print_findings(p, json_object_get(j, "findings"), false);
-		pr_close(p);
-	} else {
-		print_table(c, j, all);
-	}
-	json_decref(j);
-	status = c->verdict == SL_V_INSUFFICIENT    ? EXIT_USAGE :
-		 c->regressions			    ? EXIT_FAIL :
-		 c->runs_needed && !inconclusive_ok ? EXIT_INCONCLUSIVE :
-						      EXIT_OK;
+	print_comparison(c, a.format, a.all);
+	status = c->verdict == SL_V_INSUFFICIENT      ? EXIT_USAGE :
+		 c->regressions			      ? EXIT_FAIL :
+		 c->runs_needed && !a.inconclusive_ok ? EXIT_INCONCLUSIVE :
+							EXIT_OK;
 	sl_comparison_free(c);
 	sl_store_close(store);
 	return status;

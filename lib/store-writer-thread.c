@@ -184,6 +184,83 @@ static void publish_stats(struct sl_writer *w)
 	w->stats.chunks_deleted = w->chunks_deleted;
 }
 
+/*
+ * Under lock: sleeps until there are rows enough to wake for, a flush or stop asks, or
+ * commit_ms has passed with rows queued (since the open transaction's start if in_txn).
+ */
+static void wait_for_rows(struct sl_writer *w, bool in_txn, uint64_t txn_start, uint64_t taken)
+{
+	while (!w->stopping && (w->paused || w->count < w->wake_at) && w->flush_target <= taken &&
+	       !w->want_drops) {
+		struct timespec until;
+		uint64_t deadline = (in_txn ? txn_start : now_mono_ms()) + w->opts.commit_ms;
+		int rc;
+
+		if (!w->paused && w->count && now_mono_ms() >= deadline)
+			break;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += w->opts.commit_ms / 1000;
+		until.tv_nsec += (long)(w->opts.commit_ms % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		w->sleeping = true;
+		rc = pthread_cond_timedwait(&w->wake, &w->lock, &until);
+		w->sleeping = false;
+		if (rc == ETIMEDOUT && !w->paused)
+			break;
+	}
+}
+
+/* Under lock: moves up to TAKE_MAX rows off the ring into w->batch (none while paused). */
+static size_t take_batch(struct sl_writer *w)
+{
+	size_t n = 0;
+
+	if (!w->paused || w->stopping) {
+		n = w->count < TAKE_MAX ? w->count : TAKE_MAX;
+		for (size_t i = 0; i < n; i++)
+			w->batch[i] = w->ring[(w->head + i) % w->cap];
+		w->head = (w->head + n) % w->cap;
+		w->count -= n;
+	}
+	return n;
+}
+
+/* Between transactions: deletes the chunks retention says are due. */
+static void apply_retention(struct sl_writer *w)
+{
+	struct sl_retention_stats rs;
+	int err = sl_store_retention_db(w->db, w->store->path, &w->opts.retention, 0, &rs);
+
+	w->chunks_deleted += rs.chunks_deleted;
+	if (err) {
+		pthread_mutex_lock(&w->lock);
+		set_error(w, err);
+		pthread_mutex_unlock(&w->lock);
+	}
+}
+
+/*
+ * Called and returns under lock: drop counts with no rows to carry them, in a transaction
+ * of their own.
+ */
+static void store_lone_drops(struct sl_writer *w, uint64_t now_wall)
+{
+	int err;
+
+	pthread_mutex_unlock(&w->lock);
+	err = begin(w);
+	if (!err)
+		err = commit(w, now_wall);
+	if (err)
+		fail(w, err, 0);
+	else
+		w->full = false;
+	pthread_mutex_lock(&w->lock);
+}
+
 void *writer_main(void *arg)
 {
 	struct sl_writer *w = arg;
@@ -199,35 +276,8 @@ void *writer_main(void *arg)
 		bool flush_wanted, stopping;
 		uint64_t now, now_wall;
 
-		while (!w->stopping && (w->paused || w->count < w->wake_at) &&
-		       w->flush_target <= taken && !w->want_drops) {
-			struct timespec until;
-			uint64_t deadline =
-				(in_txn ? txn_start : now_mono_ms()) + w->opts.commit_ms;
-			int rc;
-
-			if (!w->paused && w->count && now_mono_ms() >= deadline)
-				break;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += w->opts.commit_ms / 1000;
-			until.tv_nsec += (long)(w->opts.commit_ms % 1000) * 1000000;
-			if (until.tv_nsec >= 1000000000) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000;
-			}
-			w->sleeping = true;
-			rc = pthread_cond_timedwait(&w->wake, &w->lock, &until);
-			w->sleeping = false;
-			if (rc == ETIMEDOUT && !w->paused)
-				break;
-		}
-		if (!w->paused || w->stopping) {
-			n = w->count < TAKE_MAX ? w->count : TAKE_MAX;
-			for (size_t i = 0; i < n; i++)
-				w->batch[i] = w->ring[(w->head + i) % w->cap];
-			w->head = (w->head + n) % w->cap;
-			w->count -= n;
-		}
+		wait_for_rows(w, in_txn, txn_start, taken);
+		n = take_batch(w);
 		remaining = w->count;
 		stopping = w->stopping;
 		flush_wanted = w->flush_target > taken || w->want_drops;
@@ -293,35 +343,14 @@ void *writer_main(void *arg)
 		/* also while full: deleting old chunks frees pages in the file for new rows */
 		if (!in_txn && w->opts.retention_ms &&
 		    now - last_retention >= w->opts.retention_ms) {
-			struct sl_retention_stats rs;
-			int err = sl_store_retention_db(w->db, w->store->path, &w->opts.retention,
-							0, &rs);
-
-			w->chunks_deleted += rs.chunks_deleted;
+			apply_retention(w);
 			last_retention = now;
-			if (err) {
-				pthread_mutex_lock(&w->lock);
-				set_error(w, err);
-				pthread_mutex_unlock(&w->lock);
-			}
 		}
 		pthread_mutex_lock(&w->lock);
 		if (!in_txn && w->drops[0].run_id &&
 		    ((flush_wanted && !w->full) || stopping ||
-		     (w->full && now_mono_ms() >= w->next_try))) {
-			/* drops with no rows to carry them: a transaction of their own */
-			int err;
-
-			pthread_mutex_unlock(&w->lock);
-			err = begin(w);
-			if (!err)
-				err = commit(w, now_wall);
-			if (err)
-				fail(w, err, 0);
-			else
-				w->full = false;
-			pthread_mutex_lock(&w->lock);
-		}
+		     (w->full && now_mono_ms() >= w->next_try)))
+			store_lone_drops(w, now_wall);
 		if (!in_txn)
 			w->want_drops = false;
 		publish_stats(w);
