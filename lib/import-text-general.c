@@ -292,6 +292,60 @@ static int kernel_exit(const struct line *l, const char *b, const char *e, struc
 /* --- the line ------------------------------------------------------------------------------ */
 
 /*
+ * The optional flags column, then "<sec>.<frac>:", from q: ev->ts_ns, and the parser's irq
+ * and nsec; *ret_end is just past the ':'.
+ */
+static int parse_time(struct line *l, const char *q, struct sl_event *ev, const char **ret_end)
+{
+	const char *e = l->end;
+	int64_t sec = 0;
+	uint64_t frac = 0;
+	int digits = 0;
+
+	for (int tries = 0; tries < 2; tries++) {
+		const char *t;
+
+		while (q < e && *q == ' ')
+			q++;
+		for (t = q; t < e && is_digit(*t); t++)
+			;
+		if (t > q && t < e && *t == '.') {
+			const char *f = t + 1, *fe = f;
+
+			while (fe < e && is_digit(*fe))
+				fe++;
+			if (fe < e && *fe == ':' && fe > f) {
+				if (t - q > 11 || fe - f > 9)
+					return bad(l, -SL_ERANGE, "timestamp out of range");
+				parse_num(q, t, &sec);
+				/* ts_ns is stored as a signed 64-bit integer: no wrap, no sign */
+				if (sec > SL_TEXT_SEC_MAX)
+					return bad(l, -SL_ERANGE, "timestamp out of range");
+				for (const char *c = f; c < fe; c++)
+					frac = frac * 10 + (*c - '0');
+				digits = fe - f;
+				q = fe + 1;
+				break;
+			}
+		}
+		if (tries == 1)
+			return bad(l, -SL_EPARSE, "no timestamp after the CPU column");
+		/* flags like "d..2." or "dNh1." */
+		t = q;
+		while (q < e && *q != ' ')
+			q++;
+		l->p->irq = flags_irq(t, q);
+	}
+	for (int i = digits; i < 9; i++)
+		frac *= 10;
+	if (digits == 9)
+		l->p->nsec = true;
+	ev->ts_ns = (uint64_t)sec * 1000000000ull + frac;
+	*ret_end = q;
+	return 0;
+}
+
+/*
  * The context columns: "<comm>-<pid> [(<tgid>) ][<cpu>] [<flags> ]<sec>.<frac>: <event>: ".
  * The CPU column is the first "[digits]" whose left side ends in "-<pid>" (or a tgid
  * column); the comm before it may contain anything, so it is not parsed.
@@ -301,9 +355,8 @@ static int parse_context(struct line *l, struct sl_event *ev, const char **ret_b
 {
 	const char *s = l->start, *e = l->end, *limit = s + 96 < e ? s + 96 : e;
 	const char *q, *cpu_end = NULL, *tgid_s = NULL, *tgid_e = NULL;
-	int64_t v, pid = -1, sec = 0;
-	uint64_t frac = 0;
-	int digits = 0;
+	int64_t v, pid = -1;
+	int ret;
 
 	for (const char *b = s; b < limit && !cpu_end; b++) {
 		const char *d, *j;
@@ -357,46 +410,9 @@ static int parse_context(struct line *l, struct sl_event *ev, const char **ret_b
 	}
 
 	/* optional flags column, then the timestamp */
-	q = cpu_end;
-	for (int tries = 0; tries < 2; tries++) {
-		const char *t;
-
-		while (q < e && *q == ' ')
-			q++;
-		for (t = q; t < e && is_digit(*t); t++)
-			;
-		if (t > q && t < e && *t == '.') {
-			const char *f = t + 1, *fe = f;
-
-			while (fe < e && is_digit(*fe))
-				fe++;
-			if (fe < e && *fe == ':' && fe > f) {
-				if (t - q > 11 || fe - f > 9)
-					return bad(l, -SL_ERANGE, "timestamp out of range");
-				parse_num(q, t, &sec);
-				/* ts_ns is stored as a signed 64-bit integer: no wrap, no sign */
-				if (sec > SL_TEXT_SEC_MAX)
-					return bad(l, -SL_ERANGE, "timestamp out of range");
-				for (const char *c = f; c < fe; c++)
-					frac = frac * 10 + (*c - '0');
-				digits = fe - f;
-				q = fe + 1;
-				break;
-			}
-		}
-		if (tries == 1)
-			return bad(l, -SL_EPARSE, "no timestamp after the CPU column");
-		/* flags like "d..2." or "dNh1." */
-		t = q;
-		while (q < e && *q != ' ')
-			q++;
-		l->p->irq = flags_irq(t, q);
-	}
-	for (int i = digits; i < 9; i++)
-		frac *= 10;
-	if (digits == 9)
-		l->p->nsec = true;
-	ev->ts_ns = (uint64_t)sec * 1000000000ull + frac;
+	ret = parse_time(l, cpu_end, ev, &q);
+	if (ret < 0)
+		return ret;
 
 	while (q < e && *q == ' ')
 		q++;

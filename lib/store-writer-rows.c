@@ -29,7 +29,9 @@ static void bind_opt_time(sqlite3_stmt *st, int col, uint64_t v)
 
 /*
  * Binds a row at parameters o + 1, o + 2, ... (o > 0 for the later rows of a multi-row
- * insert); returns its time for the chunk's min/max.
+ * insert); returns its time for the chunk's min/max. Long because it is one flat case per
+ * table, each a list of binds in insert_sql[]'s column order: read side by side with that
+ * list, one switch is easier to check than seven functions.
  */
 static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t *blob)
 {
