@@ -246,10 +246,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(O)/tests/fuzz/fuzz-text
 FUZZ_DAT_BIN := $(O)/tests/fuzz/fuzz-dat
 FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -D_GNU_SOURCE
-$(FUZZ_BIN): tests/fuzz/fuzz-text.c lib/import-text.c lib/import-text.h lib/error.c
+$(FUZZ_BIN): tests/fuzz/fuzz-text.c lib/import-text.c lib/import-text-general.c \
+		lib/import-text-local.h lib/import-text.h lib/error.c
 	$(call say,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-text.c lib/import-text.c \
-		lib/error.c
+		lib/import-text-general.c lib/error.c
 $(FUZZ_DAT_BIN): tests/fuzz/fuzz-dat.c tests/fuzz/fuzz-dat.h lib/dat-file.c lib/dat-file.h \
 		lib/rb-page.c lib/rb-page.h lib/error.c
 	$(call say,FUZZ,$@)

@@ -212,6 +212,241 @@ static int report(struct sl_comparison *c, enum pr_format format, bool all, bool
 	return status;
 }
 
+/* What the command line asked for besides the comparison's own options. */
+struct diff_args {
+	struct sl_compare_opts o;
+	struct sl_fleet_opts fo;
+	const char *db;
+	const char *groups[MAX_GROUPS];
+	int nr_groups;
+	enum pr_format format;
+	bool all, store_it, inconclusive_ok;
+	bool local_only; /* an option of a database: refused with --prometheus */
+};
+
+/* The run ids of --baseline-runs/--candidate-runs or BASE_RUN CAND_RUN: o points into it. */
+static int64_t ids[2][MAX_IDS];
+
+/* The fleet diff's own options (--prometheus, --range, --step, --end): -1 to go on, else
+ * the exit status; 0 when opt is not one of them. */
+static int fleet_option(int opt, struct diff_args *a)
+{
+	switch (opt) {
+	case 'P':
+		a->fo.url = optarg;
+		return -1;
+	case 'G':
+		return parse_dur("--range", optarg, &a->fo.range_s) ? EXIT_USAGE : -1;
+	case 'T':
+		return parse_dur("--step", optarg, &a->fo.step_s) ? EXIT_USAGE : -1;
+	case 'E':
+		return cli_u64("diff", "--end", optarg, 1, UINT64_MAX / 2, &a->fo.end_s) ?
+			       EXIT_USAGE :
+			       -1;
+	}
+	return 0;
+}
+
+/*
+ * One option of getopt_long: -1 to go on, else the exit status (a bad value, --help). A
+ * flat switch, one short case per option: its length is the number of options.
+ */
+static int diff_option(int opt, struct diff_args *a)
+{
+	struct sl_compare_opts *o = &a->o;
+	int fleet = fleet_option(opt, a);
+	uint64_t u;
+	double d;
+
+	if (fleet)
+		return fleet;
+	switch (opt) {
+	case 'D':
+		a->db = optarg;
+		a->local_only = true;
+		break;
+	case 'b':
+		o->baseline_kernel = optarg;
+		break;
+	case 'c':
+		o->candidate_kernel = optarg;
+		break;
+	case 'B':
+	case 'C':
+		a->local_only = true;
+		if (parse_ids(opt == 'C' ? "--candidate-runs" : "--baseline-runs", optarg,
+			      ids[opt == 'C'],
+			      opt == 'C' ? &o->nr_candidate_runs : &o->nr_baseline_runs))
+			return EXIT_USAGE;
+		break;
+	case 'l':
+		a->local_only = true;
+		o->label = optarg;
+		break;
+	case 'g':
+		if (a->nr_groups == MAX_GROUPS)
+			return cli_usage(usage_text);
+		a->groups[a->nr_groups++] = optarg;
+		break;
+	case 'f':
+		a->local_only = true;
+		o->force = true;
+		break;
+	case 't':
+		if (cli_double("diff", "--threshold", optarg, 0, 1000, 0, &d))
+			return EXIT_USAGE;
+		o->rel_threshold = d / 100;
+		break;
+	case 'F':
+		if (cli_double("diff", "--floor-scale", optarg, 0, 1e6, SL_PARSE_MIN_OPEN,
+			       &o->floor_scale))
+			return EXIT_USAGE;
+		break;
+	case 'a':
+		if (cli_double("diff", "--alpha", optarg, 0, 1,
+			       SL_PARSE_MIN_OPEN | SL_PARSE_MAX_OPEN, &o->alpha))
+			return EXIT_USAGE;
+		break;
+	case 'L':
+		if (cli_double("diff", "--ci-level", optarg, 50, 100, SL_PARSE_MAX_OPEN,
+			       &o->ci_level))
+			return EXIT_USAGE;
+		o->ci_level /= 100;
+		break;
+	case 'r':
+		if (cli_u64("diff", "--resamples", optarg, 100, 1000000, &u))
+			return EXIT_USAGE;
+		o->resamples = (int)u;
+		break;
+	case 's':
+		if (cli_u64("diff", "--seed", optarg, 0, UINT64_MAX, &o->seed))
+			return EXIT_USAGE;
+		break;
+	case 'k':
+		if (cli_u64("diff", "--block", optarg, 0, 1000000, &u))
+			return EXIT_USAGE;
+		o->block_len = u;
+		break;
+	case 'm':
+		if (cli_u64("diff", "--min-windows", optarg, 1, 1000000, &u))
+			return EXIT_USAGE;
+		o->min_windows = u;
+		break;
+	case 'S':
+		if (cli_double("diff", "--segment", optarg, 0.001, 31536000, 0, &d))
+			return EXIT_USAGE;
+		o->segment_ns = (uint64_t)(d * 1e9);
+		a->local_only = true;
+		break;
+	case 'R':
+		if (cli_double("diff", "--single-run-factor", optarg, 1, 1000, 0,
+			       &o->single_run_factor))
+			return EXIT_USAGE;
+		break;
+	case 'H':
+		if (cli_u64("diff", "--history-runs", optarg, 0, 1000, &u))
+			return EXIT_USAGE;
+		o->history_runs = (int)u;
+		a->local_only = true;
+		break;
+	case 'I':
+		a->inconclusive_ok = true;
+		break;
+	case 'n':
+		a->local_only = true;
+		a->store_it = false;
+		break;
+	case 'A':
+		a->all = true;
+		break;
+	case 'j':
+		a->format = PR_JSON;
+		break;
+	case 'v':
+		a->format = PR_CSV;
+		break;
+	case 'h':
+		return cli_help(usage_text);
+	default:
+		return cli_usage(usage_text);
+	}
+	return -1;
+}
+
+/* --prometheus: the two matchers against the fleet's counters. */
+static int diff_fleet(int argc, struct diff_args *a)
+{
+	struct sl_comparison *c = NULL;
+	int err;
+
+	if (a->local_only || argc != optind)
+		return cli_usage_error("diff", "--prometheus takes two matchers "
+					       "(--baseline, --candidate), not a database's "
+					       "runs, label, segments, history or store");
+	if (!a->o.baseline_kernel || !a->o.candidate_kernel)
+		return cli_usage(usage_text);
+	a->fo.matcher[0] = a->o.baseline_kernel;
+	a->fo.matcher[1] = a->o.candidate_kernel;
+	err = sl_compare_prom(&a->o, &a->fo, &c);
+	if (err) {
+		cli_error("%s", sl_errmsg(err));
+		return EXIT_USAGE;
+	}
+	return report(c, a->format, a->all, true, a->inconclusive_ok);
+}
+
+/*
+ * The runs to compare: BASE_RUN CAND_RUN, or the options' selection, never both, and
+ * either both sides' runs or none. -1 to go on, else the exit status.
+ */
+static int diff_selection(int argc, char **argv, struct diff_args *a)
+{
+	struct sl_compare_opts *o = &a->o;
+
+	if (argc - optind == 2) {
+		if (o->nr_baseline_runs || o->nr_candidate_runs || o->baseline_kernel ||
+		    o->candidate_kernel)
+			return cli_usage(usage_text);
+		if (parse_ids("BASE_RUN", argv[optind], ids[0], &o->nr_baseline_runs) ||
+		    parse_ids("CAND_RUN", argv[optind + 1], ids[1], &o->nr_candidate_runs))
+			return EXIT_USAGE;
+	} else if (argc != optind) {
+		return cli_usage(usage_text);
+	}
+	if ((o->nr_baseline_runs > 0) != (o->nr_candidate_runs > 0) ||
+	    ((o->nr_baseline_runs > 0) && (o->baseline_kernel || o->candidate_kernel)))
+		return cli_usage(usage_text);
+	o->baseline_runs = ids[0];
+	o->candidate_runs = ids[1];
+	return -1;
+}
+
+/* A database's runs: selected, compared, stored unless --no-store, reported. */
+static int diff_local(int argc, char **argv, struct diff_args *a)
+{
+	struct sl_comparison *c = NULL;
+	struct sl_store *store = NULL;
+	int err, status = diff_selection(argc, argv, a);
+
+	if (status >= 0)
+		return status;
+	a->o.store = a->store_it;
+	err = sl_store_open(a->db, a->store_it ? 0 : SL_STORE_RDONLY, &store);
+	if (err) {
+		cli_error("%s", sl_errmsg(err));
+		return EXIT_USAGE;
+	}
+	err = sl_compare(store, &a->o, &c);
+	if (err) {
+		cli_error("%s", sl_errmsg(err));
+		sl_store_close(store);
+		return EXIT_USAGE;
+	}
+	status = report(c, a->format, a->all, false, a->inconclusive_ok);
+	sl_store_close(store);
+	return status;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -246,201 +481,18 @@ int cmd_diff(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	static int64_t ids[2][MAX_IDS];
-	const char *db = "schedlens.db", *groups[MAX_GROUPS];
-	struct sl_compare_opts o;
-	struct sl_fleet_opts fo;
-	struct sl_comparison *c = NULL;
-	struct sl_store *store = NULL;
-	enum pr_format format = PR_TEXT;
-	bool all = false, store_it = true, inconclusive_ok = false, local_only = false;
-	int opt, err, nr_groups = 0, status;
-	uint64_t u;
-	double d;
+	struct diff_args a = { .db = "schedlens.db", .format = PR_TEXT, .store_it = true };
+	int opt, status;
 
-	sl_compare_opts_default(&o);
-	sl_fleet_opts_default(&fo);
+	sl_compare_opts_default(&a.o);
+	sl_fleet_opts_default(&a.fo);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "l:g:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'D':
-			db = optarg;
-			local_only = true;
-			break;
-		case 'P':
-			fo.url = optarg;
-			break;
-		case 'G':
-			if (parse_dur("--range", optarg, &fo.range_s))
-				return EXIT_USAGE;
-			break;
-		case 'T':
-			if (parse_dur("--step", optarg, &fo.step_s))
-				return EXIT_USAGE;
-			break;
-		case 'E':
-			if (cli_u64("diff", "--end", optarg, 1, UINT64_MAX / 2, &fo.end_s))
-				return EXIT_USAGE;
-			break;
-		case 'b':
-			o.baseline_kernel = optarg;
-			break;
-		case 'c':
-			o.candidate_kernel = optarg;
-			break;
-		case 'B':
-		case 'C':
-			local_only = true;
-			if (parse_ids(opt == 'C' ? "--candidate-runs" : "--baseline-runs", optarg,
-				      ids[opt == 'C'],
-				      opt == 'C' ? &o.nr_candidate_runs : &o.nr_baseline_runs))
-				return EXIT_USAGE;
-			break;
-		case 'l':
-			local_only = true;
-			o.label = optarg;
-			break;
-		case 'g':
-			if (nr_groups == MAX_GROUPS)
-				return cli_usage(usage_text);
-			groups[nr_groups++] = optarg;
-			break;
-		case 'f':
-			local_only = true;
-			o.force = true;
-			break;
-		case 't':
-			if (cli_double("diff", "--threshold", optarg, 0, 1000, 0, &d))
-				return EXIT_USAGE;
-			o.rel_threshold = d / 100;
-			break;
-		case 'F':
-			if (cli_double("diff", "--floor-scale", optarg, 0, 1e6, SL_PARSE_MIN_OPEN,
-				       &o.floor_scale))
-				return EXIT_USAGE;
-			break;
-		case 'a':
-			if (cli_double("diff", "--alpha", optarg, 0, 1,
-				       SL_PARSE_MIN_OPEN | SL_PARSE_MAX_OPEN, &o.alpha))
-				return EXIT_USAGE;
-			break;
-		case 'L':
-			if (cli_double("diff", "--ci-level", optarg, 50, 100, SL_PARSE_MAX_OPEN,
-				       &o.ci_level))
-				return EXIT_USAGE;
-			o.ci_level /= 100;
-			break;
-		case 'r':
-			if (cli_u64("diff", "--resamples", optarg, 100, 1000000, &u))
-				return EXIT_USAGE;
-			o.resamples = (int)u;
-			break;
-		case 's':
-			if (cli_u64("diff", "--seed", optarg, 0, UINT64_MAX, &o.seed))
-				return EXIT_USAGE;
-			break;
-		case 'k':
-			if (cli_u64("diff", "--block", optarg, 0, 1000000, &u))
-				return EXIT_USAGE;
-			o.block_len = u;
-			break;
-		case 'm':
-			if (cli_u64("diff", "--min-windows", optarg, 1, 1000000, &u))
-				return EXIT_USAGE;
-			o.min_windows = u;
-			break;
-		case 'S':
-			if (cli_double("diff", "--segment", optarg, 0.001, 31536000, 0, &d))
-				return EXIT_USAGE;
-			o.segment_ns = (uint64_t)(d * 1e9);
-			local_only = true;
-			break;
-		case 'R':
-			if (cli_double("diff", "--single-run-factor", optarg, 1, 1000, 0,
-				       &o.single_run_factor))
-				return EXIT_USAGE;
-			break;
-		case 'H':
-			if (cli_u64("diff", "--history-runs", optarg, 0, 1000, &u))
-				return EXIT_USAGE;
-			o.history_runs = (int)u;
-			local_only = true;
-			break;
-		case 'I':
-			inconclusive_ok = true;
-			break;
-		case 'n':
-			local_only = true;
-			store_it = false;
-			break;
-		case 'A':
-			all = true;
-			break;
-		case 'j':
-			format = PR_JSON;
-			break;
-		case 'v':
-			format = PR_CSV;
-			break;
-		case 'h':
-			return cli_help(usage_text);
-		default:
-			return cli_usage(usage_text);
-		}
+	while ((opt = getopt_long(argc, argv, "l:g:h", opts, NULL)) != -1)
+		if ((status = diff_option(opt, &a)) >= 0)
+			return status;
+	if (a.nr_groups) {
+		a.o.groups = a.groups;
+		a.o.nr_groups = a.nr_groups;
 	}
-	if (fo.url) {
-		if (local_only || argc != optind)
-			return cli_usage_error("diff",
-					       "--prometheus takes two matchers "
-					       "(--baseline, --candidate), not a database's "
-					       "runs, label, segments, history or store");
-		if (!o.baseline_kernel || !o.candidate_kernel)
-			return cli_usage(usage_text);
-		fo.matcher[0] = o.baseline_kernel;
-		fo.matcher[1] = o.candidate_kernel;
-		if (nr_groups) {
-			o.groups = groups;
-			o.nr_groups = nr_groups;
-		}
-		err = sl_compare_prom(&o, &fo, &c);
-		if (err) {
-			cli_error("%s", sl_errmsg(err));
-			return EXIT_USAGE;
-		}
-		return report(c, format, all, true, inconclusive_ok);
-	}
-	if (argc - optind == 2) {
-		if (o.nr_baseline_runs || o.nr_candidate_runs || o.baseline_kernel ||
-		    o.candidate_kernel)
-			return cli_usage(usage_text);
-		if (parse_ids("BASE_RUN", argv[optind], ids[0], &o.nr_baseline_runs) ||
-		    parse_ids("CAND_RUN", argv[optind + 1], ids[1], &o.nr_candidate_runs))
-			return EXIT_USAGE;
-	} else if (argc != optind) {
-		return cli_usage(usage_text);
-	}
-	if ((o.nr_baseline_runs > 0) != (o.nr_candidate_runs > 0) ||
-	    ((o.nr_baseline_runs > 0) && (o.baseline_kernel || o.candidate_kernel)))
-		return cli_usage(usage_text);
-	o.baseline_runs = ids[0];
-	o.candidate_runs = ids[1];
-	if (nr_groups) {
-		o.groups = groups;
-		o.nr_groups = nr_groups;
-	}
-	o.store = store_it;
-	err = sl_store_open(db, store_it ? 0 : SL_STORE_RDONLY, &store);
-	if (err) {
-		cli_error("%s", sl_errmsg(err));
-		return EXIT_USAGE;
-	}
-	err = sl_compare(store, &o, &c);
-	if (err) {
-		cli_error("%s", sl_errmsg(err));
-		sl_store_close(store);
-		return EXIT_USAGE;
-	}
-	status = report(c, format, all, false, inconclusive_ok);
-	sl_store_close(store);
-	return status;
+	return a.fo.url ? diff_fleet(argc, &a) : diff_local(argc, argv, &a);
 }

@@ -138,7 +138,9 @@ static void print_text(const struct sl_import_opts *o, const struct sl_import_re
 					" (marked incomplete)");
 }
 
-int cmd_import(int argc, char **argv)
+/* The options: -1 to go on, else the exit status (a bad value, --help). */
+static int import_options(int argc, char **argv, struct sl_import_opts *o, const char **topo_file,
+			  const char **sysfs, bool *json)
 {
 	static const struct option longopts[] = {
 		{ "label", required_argument, NULL, 'l' },
@@ -153,47 +155,42 @@ int cmd_import(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sl_import_opts o = { 0 };
-	struct sl_import_result res;
-	const char *topo_file = NULL, *sysfs = NULL;
-	struct sl_topo *topo = NULL;
-	bool json = false, bar;
-	int c, r, ret = EXIT_OK;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "l:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			o.label = optarg;
+			o->label = optarg;
 			break;
 		case 'k':
-			o.kernel_release = optarg;
+			o->kernel_release = optarg;
 			break;
 		case 'H':
-			o.hostname = optarg;
+			o->hostname = optarg;
 			break;
 		case 't':
-			topo_file = optarg;
+			*topo_file = optarg;
 			break;
 		case 's':
-			sysfs = optarg;
+			*sysfs = optarg;
 			break;
 		case 'o':
-			o.db_path = optarg;
+			o->db_path = optarg;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "dat") || !strcmp(optarg, "trace.dat"))
-				o.format = SL_IMPORT_DAT;
+				o->format = SL_IMPORT_DAT;
 			else if (!strcmp(optarg, "text"))
-				o.format = SL_IMPORT_TEXT;
+				o->format = SL_IMPORT_TEXT;
 			else
 				return cli_usage_error(
 					"import", "invalid --format '%s': dat or text", optarg);
 			break;
 		case 'j':
-			json = true;
+			*json = true;
 			break;
 		case 'W':
-			o.windows_only = true;
+			o->windows_only = true;
 			break;
 		case 'h':
 			return cli_help(usage_text);
@@ -201,6 +198,64 @@ int cmd_import(int argc, char **argv)
 			return cli_usage(usage_text);
 		}
 	}
+	return -1;
+}
+
+/* A failed import: what became of the run; the exit status. */
+static int import_failed(int r, const struct sl_import_result *res)
+{
+	int ret;
+
+	if (res->interrupted) {
+		cli_error("%s", res->error[0] ? res->error : sl_errmsg(r));
+		ret = 128 + res->interrupted;
+		if (res->session.run_id >= 0)
+			fprintf(stderr,
+				"schedlens: run %lld keeps the events read so far, marked "
+				"interrupted ('schedlens delete %lld' removes it)\n",
+				(long long)res->session.run_id, (long long)res->session.run_id);
+	} else {
+		ret = cli_error("%s", sl_errmsg(r));
+		if (res->session.run_id >= 0)
+			fprintf(stderr,
+				"schedlens: run %lld keeps the events before the error, marked "
+				"incomplete\n",
+				(long long)res->session.run_id);
+	}
+	return ret;
+}
+
+/* What the reader of the run should know about the trace itself. */
+static void import_notes(const struct sl_import_result *res, bool json)
+{
+	if (res->waker_from_wakeup)
+		fprintf(stderr, "schedlens: note: the trace has no sched_waking: wakers were taken "
+				"from sched_wakeup's context, which may be the target CPU under "
+				"TTWU_QUEUE (flagged on the run)\n");
+	if (!res->trace_clock[0] && res->events_total && !json)
+		fprintf(stderr, "schedlens: note: text traces do not say which trace clock they "
+				"used; cross-CPU order assumes a global one\n");
+	else if (!strcmp(res->trace_clock, "local"))
+		fprintf(stderr, "schedlens: warning: the trace used the 'local' clock: cross-CPU "
+				"order (missed idle) may be off\n");
+	if (res->session.engine.windows_skipped)
+		fprintf(stderr,
+			"schedlens: warning: the timestamps jump over %llu windows with no event "
+			"(a corrupt trace or a clock jump?): those empty windows were not stored\n",
+			(unsigned long long)res->session.engine.windows_skipped);
+}
+
+int cmd_import(int argc, char **argv)
+{
+	struct sl_import_opts o = { 0 };
+	struct sl_import_result res;
+	const char *topo_file = NULL, *sysfs = NULL;
+	struct sl_topo *topo = NULL;
+	bool json = false, bar;
+	int r, ret = EXIT_OK;
+
+	if ((r = import_options(argc, argv, &o, &topo_file, &sysfs, &json)) >= 0)
+		return r;
 	if (optind + 1 != argc || (topo_file && sysfs))
 		return cli_usage(usage_text);
 	o.path = argv[optind];
@@ -229,22 +284,8 @@ int cmd_import(int argc, char **argv)
 	r = sl_import_run(&o, &res);
 	if (bar)
 		fputs("\r\033[K", stderr);
-	if (r < 0 && res.interrupted) {
-		cli_error("%s", res.error[0] ? res.error : sl_errmsg(r));
-		ret = 128 + res.interrupted;
-		if (res.session.run_id >= 0)
-			fprintf(stderr,
-				"schedlens: run %lld keeps the events read so far, marked "
-				"interrupted ('schedlens delete %lld' removes it)\n",
-				(long long)res.session.run_id, (long long)res.session.run_id);
-	} else if (r < 0) {
-		ret = cli_error("%s", sl_errmsg(r));
-		if (res.session.run_id >= 0)
-			fprintf(stderr,
-				"schedlens: run %lld keeps the events before the error, marked "
-				"incomplete\n",
-				(long long)res.session.run_id);
-	}
+	if (r < 0)
+		ret = import_failed(r, &res);
 	if (res.skipped_lines)
 		fprintf(stderr,
 			"schedlens: warning: skipped %llu line(s) that are not sched events (other "
@@ -258,21 +299,7 @@ int cmd_import(int argc, char **argv)
 		else
 			print_text(&o, &res);
 	}
-	if (res.waker_from_wakeup)
-		fprintf(stderr, "schedlens: note: the trace has no sched_waking: wakers were taken "
-				"from sched_wakeup's context, which may be the target CPU under "
-				"TTWU_QUEUE (flagged on the run)\n");
-	if (!res.trace_clock[0] && res.events_total && !json)
-		fprintf(stderr, "schedlens: note: text traces do not say which trace clock they "
-				"used; cross-CPU order assumes a global one\n");
-	else if (!strcmp(res.trace_clock, "local"))
-		fprintf(stderr, "schedlens: warning: the trace used the 'local' clock: cross-CPU "
-				"order (missed idle) may be off\n");
-	if (res.session.engine.windows_skipped)
-		fprintf(stderr,
-			"schedlens: warning: the timestamps jump over %llu windows with no event "
-			"(a corrupt trace or a clock jump?): those empty windows were not stored\n",
-			(unsigned long long)res.session.engine.windows_skipped);
+	import_notes(&res, json);
 	sl_import_result_free(&res);
 	sl_topo_free(topo);
 	return ret;

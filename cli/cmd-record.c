@@ -284,7 +284,15 @@ static pid_t spawn(char **argv)
 	return pid;
 }
 
-int cmd_record(int argc, char **argv)
+/* A command's wait status as a shell reports it: its exit code, or 128 + the signal. */
+static int child_exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The options: -1 to go on, else the exit status (a bad value, --help). */
+static int record_options(int argc, char **argv, double *duration, struct report *rep,
+			  struct sl_recorder_opts *opts, bool *json)
 {
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
@@ -295,6 +303,95 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+d:l:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (parse_duration(optarg, duration))
+				return EXIT_USAGE;
+			break;
+		case 'l':
+			rep->label = optarg;
+			break;
+		case 'o':
+			rep->db = optarg;
+			break;
+		case 'b': {
+			uint64_t v;
+
+			if (cli_u64("record", "--buffer-kb", optarg, 1, 4 * 1024 * 1024, &v))
+				return EXIT_USAGE;
+			opts->buffer_kb = v;
+			break;
+		}
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			return cli_help(usage_text);
+		default:
+			return cli_usage(usage_text);
+		}
+	}
+	return -1;
+}
+
+/*
+ * Records until the duration is over, the command exits (*child is then -1) or a signal
+ * asks us to stop: EXIT_OK, or the status of a failed poll.
+ */
+static int record_until_done(struct report *rep, double duration, double t0, pid_t *child)
+{
+	int status, r;
+
+	while (!stop_requested) {
+		if (duration > 0 && now_s() - t0 >= duration)
+			break;
+		if (*child > 0 && waitpid(*child, &status, WNOHANG) == *child) {
+			rep->child_status = child_exit_code(status);
+			*child = -1;
+			break;
+		}
+		r = sl_recorder_poll(rep->rec, 100);
+		if (r < 0)
+			return cli_error("recording failed: %s", sl_errmsg(r));
+	}
+	return EXIT_OK;
+}
+
+/*
+ * Stops the recorder and the command if it still runs, and closes the run into rep->res
+ * (rc->session is NULL after): ret, or the first error if ret was EXIT_OK.
+ */
+static int finish_recording(struct report *rep, struct record_ctx *rc, struct sl_run_totals *totals,
+			    pid_t child, int ret)
+{
+	int status, r;
+
+	r = sl_recorder_stop(rep->rec);
+	if (r < 0 && ret == EXIT_OK)
+		ret = cli_error("recording failed: %s", sl_errmsg(r));
+	if (child > 0) {
+		/* we stop first (duration or signal): the command goes with us */
+		kill(child, SIGTERM);
+		if (waitpid(child, &status, 0) == child)
+			rep->child_status = child_exit_code(status);
+	}
+	sl_recorder_get_stats(rep->rec, &rep->st);
+	totals->end_ns = rep->st.last_ns;
+	totals->events = rep->st.events_total;
+	totals->lost_events = rep->st.lost;
+	totals->gaps = rep->st.lost || rep->st.gaps;
+	r = sl_session_close(rc->session, totals, &rep->res);
+	rc->session = NULL;
+	if (r < 0 && ret == EXIT_OK)
+		ret = cli_error("cannot store the run in '%s': %s", rep->db, sl_errmsg(r));
+	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
 	struct record_ctx rc = { 0 };
 	struct sl_recorder_opts opts = { .on_batch = on_batch, .ctx = &rc };
 	struct report rep = { .child_status = -1, .res = { .run_id = -1 } };
@@ -308,37 +405,10 @@ int cmd_record(int argc, char **argv)
 	double duration = 0, t0;
 	bool json = false;
 	pid_t child = -1;
-	int status, c, r, ret = EXIT_OK;
+	int r, ret = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "+d:l:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (parse_duration(optarg, &duration))
-				return EXIT_USAGE;
-			break;
-		case 'l':
-			rep.label = optarg;
-			break;
-		case 'o':
-			rep.db = optarg;
-			break;
-		case 'b': {
-			uint64_t v;
-
-			if (cli_u64("record", "--buffer-kb", optarg, 1, 4 * 1024 * 1024, &v))
-				return EXIT_USAGE;
-			opts.buffer_kb = v;
-			break;
-		}
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			return cli_help(usage_text);
-		default:
-			return cli_usage(usage_text);
-		}
-	}
+	if ((r = record_options(argc, argv, &duration, &rep, &opts, &json)) >= 0)
+		return r;
 	if (optind == argc && duration <= 0)
 		duration = 10;
 
@@ -388,41 +458,9 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	while (!stop_requested) {
-		if (duration > 0 && now_s() - t0 >= duration)
-			break;
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			rep.child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
-							       128 + WTERMSIG(status);
-			child = -1;
-			break;
-		}
-		r = sl_recorder_poll(rep.rec, 100);
-		if (r < 0) {
-			ret = cli_error("recording failed: %s", sl_errmsg(r));
-			break;
-		}
-	}
+	ret = record_until_done(&rep, duration, t0, &child);
 	rep.wall_s = now_s() - t0;
-	r = sl_recorder_stop(rep.rec);
-	if (r < 0 && ret == EXIT_OK)
-		ret = cli_error("recording failed: %s", sl_errmsg(r));
-	if (child > 0) {
-		/* we stop first (duration or signal): the command goes with us */
-		kill(child, SIGTERM);
-		if (waitpid(child, &status, 0) == child)
-			rep.child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
-							       128 + WTERMSIG(status);
-	}
-	sl_recorder_get_stats(rep.rec, &rep.st);
-	totals.end_ns = rep.st.last_ns;
-	totals.events = rep.st.events_total;
-	totals.lost_events = rep.st.lost;
-	totals.gaps = rep.st.lost || rep.st.gaps;
-	r = sl_session_close(rc.session, &totals, &rep.res);
-	rc.session = NULL;
-	if (r < 0 && ret == EXIT_OK)
-		ret = cli_error("cannot store the run in '%s': %s", rep.db, sl_errmsg(r));
+	ret = finish_recording(&rep, &rc, &totals, child, ret);
 	rep.comms = sl_comm_counts_sorted(counts, &rep.nr_comms);
 	if (json)
 		print_json(&rep);

@@ -422,24 +422,12 @@ static void rotate(struct monitor *m)
 	check_kernel_change(m);
 }
 
-int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl_http **ret_http)
+/* The host's identity and topology for /api/v1/status. */
+static void publish_host(struct monitor *m)
 {
-	struct monitor *m = calloc(1, sizeof(*m));
-	struct sl_run_totals t;
+	struct sd_daemon *d = m->d;
 	char hash[17];
-	int err, ret = 0;
 
-	if (!m)
-		return 1;
-	m->d = d;
-	if ((err = sl_hostinfo_read(&m->hi)) < 0) {
-		sd_log(SD_ERR, "%s", sl_errmsg(err));
-		ret = 1;
-		goto out;
-	}
-	if ((err = sl_topo_read(NULL, &m->topo)) < 0)
-		sd_log(SD_WARNING, "%s; placement classes will be unavailable", sl_errmsg(err));
-	d->prom = sl_prom_new(m->hi->hostname);
 	pthread_mutex_lock(&d->status.lock);
 	snprintf(d->status.kernel, sizeof(d->status.kernel), "%s",
 		 m->hi->kernel_release ? m->hi->kernel_release : "unknown");
@@ -453,6 +441,61 @@ int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl
 			 sl_topo_hash_str(m->topo, hash));
 	}
 	pthread_mutex_unlock(&d->status.lock);
+}
+
+/*
+ * The duty cycle's phase change when it is due (or, without a duty cycle, recording
+ * started again if it is not running): negative errno if recording cannot resume.
+ */
+static int duty_cycle(struct monitor *m, double now)
+{
+	struct sd_daemon *d = m->d;
+	int err;
+
+	if (d->cfg.duty_on_ns) {
+		double on = d->cfg.duty_on_ns / 1e9, period = d->cfg.duty_period_ns / 1e9;
+
+		if (m->rec && now - m->phase_start >= on) {
+			close_recorder(m);
+			m->seg_paused = true;
+			set_state(m, "paused");
+			sd_log(SD_DEBUG, "duty cycle: paused");
+		} else if (!m->rec && now - m->phase_start >= period) {
+			if ((err = start_recording(m)) < 0)
+				return err;
+			mark_gap(m);
+			/* the on phase starts once recording does, however long that took */
+			m->phase_start = sd_now_mono();
+			set_state(m, "recording");
+			sd_log(SD_DEBUG, "duty cycle: recording");
+		}
+	} else if (!m->rec) {
+		if ((err = start_recording(m)) < 0)
+			return err;
+		mark_gap(m);
+		set_state(m, "recording");
+	}
+	return 0;
+}
+
+int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl_http **ret_http)
+{
+	struct monitor *m = calloc(1, sizeof(*m));
+	struct sl_run_totals t;
+	int err, ret = 0;
+
+	if (!m)
+		return 1;
+	m->d = d;
+	if ((err = sl_hostinfo_read(&m->hi)) < 0) {
+		sd_log(SD_ERR, "%s", sl_errmsg(err));
+		ret = 1;
+		goto out;
+	}
+	if ((err = sl_topo_read(NULL, &m->topo)) < 0)
+		sd_log(SD_WARNING, "%s; placement classes will be unavailable", sl_errmsg(err));
+	d->prom = sl_prom_new(m->hi->hostname);
+	publish_host(m);
 	if (!d->prom || (err = open_recorder(m)) < 0) {
 		sd_log(SD_ERR, "%s", d->prom ? sl_errmsg(err) : "out of memory");
 		ret = 1;
@@ -510,35 +553,10 @@ int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl
 				       "cannot update run totals: %s", sl_errmsg(err));
 			m->last_totals = now;
 		}
-		if (d->cfg.duty_on_ns) {
-			double on = d->cfg.duty_on_ns / 1e9, period = d->cfg.duty_period_ns / 1e9;
-
-			if (m->rec && now - m->phase_start >= on) {
-				close_recorder(m);
-				m->seg_paused = true;
-				set_state(m, "paused");
-				sd_log(SD_DEBUG, "duty cycle: paused");
-			} else if (!m->rec && now - m->phase_start >= period) {
-				if ((err = start_recording(m)) < 0) {
-					sd_log(SD_ERR, "cannot resume recording: %s",
-					       sl_errmsg(err));
-					ret = 1;
-					break;
-				}
-				mark_gap(m);
-				/* the on phase starts once recording does, however long that took */
-				m->phase_start = sd_now_mono();
-				set_state(m, "recording");
-				sd_log(SD_DEBUG, "duty cycle: recording");
-			}
-		} else if (!m->rec) {
-			if ((err = start_recording(m)) < 0) {
-				sd_log(SD_ERR, "cannot resume recording: %s", sl_errmsg(err));
-				ret = 1;
-				break;
-			}
-			mark_gap(m);
-			set_state(m, "recording");
+		if ((err = duty_cycle(m, now)) < 0) {
+			sd_log(SD_ERR, "cannot resume recording: %s", sl_errmsg(err));
+			ret = 1;
+			break;
 		}
 		maybe_compare(m);
 	}

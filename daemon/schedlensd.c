@@ -233,15 +233,15 @@ void sd_reload(struct sd_daemon *d)
 	sd_log(SD_INFO, "configuration reloaded");
 }
 
-int main(int argc, char **argv)
+/*
+ * --help, --version and --print-config, then the settings (defaults, config file, flags)
+ * into d->cfg: -1 to go on, else the exit status.
+ */
+static int command_line(struct sd_daemon *d, int argc, char **argv)
 {
-	struct sd_daemon d = { .argc = argc, .argv = argv };
-	struct sigaction stop = { .sa_handler = on_stop }, hup = { .sa_handler = on_hup };
-	struct sl_http *http = NULL;
-	char *token = NULL;
-	int err, ret;
+	bool print = false;
+	int n = 1, err;
 
-	journal = getenv("JOURNAL_STREAM") != NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage_text, stdout);
@@ -252,33 +252,77 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	{
-		/* --print-config is not a setting: take it out before the table sees argv */
-		bool print = false;
-		int n = 1;
-
-		for (int i = 1; i < argc; i++) {
-			if (!strcmp(argv[i], "--print-config"))
-				print = true;
-			else
-				argv[n++] = argv[i];
-		}
-		argc = d.argc = n;
-		err = configure(&d.cfg, argc, argv);
-		if (err) {
-			fprintf(stderr, "schedlensd: %s\n%s", sl_errmsg(err), usage_text);
-			sl_config_free(sd_options, &d.cfg);
-			return 2;
-		}
-		if (print) {
-			char *text = sl_config_dump(sd_options, &d.cfg);
-
-			fputs(text ? text : "", stdout);
-			free(text);
-			sl_config_free(sd_options, &d.cfg);
-			return 0;
-		}
+	/* --print-config is not a setting: take it out before the table sees argv */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--print-config"))
+			print = true;
+		else
+			argv[n++] = argv[i];
 	}
+	argc = d->argc = n;
+	err = configure(&d->cfg, argc, argv);
+	if (err) {
+		fprintf(stderr, "schedlensd: %s\n%s", sl_errmsg(err), usage_text);
+		sl_config_free(sd_options, &d->cfg);
+		return 2;
+	}
+	if (print) {
+		char *text = sl_config_dump(sd_options, &d->cfg);
+
+		fputs(text ? text : "", stdout);
+		free(text);
+		sl_config_free(sd_options, &d->cfg);
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Checks the listen address (not loopback needs a token), then records and serves, or only
+ * serves, until asked to stop: the exit status. The monitor opens the database and starts
+ * the server once it exists.
+ */
+static int run(struct sd_daemon *d, const char *token, struct sl_http **ret_http)
+{
+	struct sl_http_opts ho = {
+		.listen = d->cfg.listen,
+		.token = token,
+		.threads = d->cfg.http_threads,
+		.max_connections = d->cfg.http_max_connections,
+		.per_ip_connections = d->cfg.http_per_ip,
+		.timeout_s = d->cfg.http_timeout_ns / 1000000000ull,
+		.header_timeout_ms = d->cfg.http_header_timeout_ns / 1000000ull,
+		.max_url = d->cfg.http_max_url,
+		.max_query_args = d->cfg.http_max_args,
+		.handler = sd_route,
+		.public_path = sd_public_path,
+		.ctx = d,
+	};
+	bool loopback = false;
+	char sa[128];
+	int err;
+
+	if ((err = sl_http_parse_listen(d->cfg.listen, sa, sizeof(sa), &loopback)) < 0 ||
+	    (!loopback && !token &&
+	     (err = sl_error(-SL_EUSAGE, "listening on '%s' (not loopback) requires --token-file",
+			     d->cfg.listen)))) {
+		sd_log(SD_ERR, "%s", sl_errmsg(err));
+		return 2;
+	}
+	return d->cfg.record ? sd_monitor_run(d, &ho, ret_http) : sd_serve_run(d, &ho, ret_http);
+}
+
+int main(int argc, char **argv)
+{
+	struct sd_daemon d = { .argc = argc, .argv = argv };
+	struct sigaction stop = { .sa_handler = on_stop }, hup = { .sa_handler = on_hup };
+	struct sl_http *http = NULL;
+	char *token = NULL;
+	int err, ret;
+
+	journal = getenv("JOURNAL_STREAM") != NULL;
+	if ((ret = command_line(&d, argc, argv)) >= 0)
+		return ret;
 	sd_set_log_level(d.cfg.log_level);
 	if (d.cfg.token_file[0]) {
 		bool exposed = false;
@@ -303,37 +347,7 @@ int main(int argc, char **argv)
 	d.status.started_mono = sd_now_mono();
 	snprintf(d.status.state, sizeof(d.status.state), "starting");
 
-	/* the monitor opens the database and starts the server once it exists */
-	{
-		struct sl_http_opts ho = {
-			.listen = d.cfg.listen,
-			.token = token,
-			.threads = d.cfg.http_threads,
-			.max_connections = d.cfg.http_max_connections,
-			.per_ip_connections = d.cfg.http_per_ip,
-			.timeout_s = d.cfg.http_timeout_ns / 1000000000ull,
-			.header_timeout_ms = d.cfg.http_header_timeout_ns / 1000000ull,
-			.max_url = d.cfg.http_max_url,
-			.max_query_args = d.cfg.http_max_args,
-			.handler = sd_route,
-			.public_path = sd_public_path,
-			.ctx = &d,
-		};
-		bool loopback = false;
-		char sa[128];
-
-		if ((err = sl_http_parse_listen(d.cfg.listen, sa, sizeof(sa), &loopback)) < 0 ||
-		    (!loopback && !token &&
-		     (err = sl_error(-SL_EUSAGE,
-				     "listening on '%s' (not loopback) requires --token-file",
-				     d.cfg.listen)))) {
-			sd_log(SD_ERR, "%s", sl_errmsg(err));
-			ret = 2;
-			goto out;
-		}
-		ret = d.cfg.record ? sd_monitor_run(&d, &ho, &http) : sd_serve_run(&d, &ho, &http);
-	}
-out:
+	ret = run(&d, token, &http);
 	sl_http_stop(http);
 	if (token) {
 		explicit_bzero(token, strlen(token));

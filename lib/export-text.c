@@ -274,15 +274,10 @@ static int load_facts(struct exp *x)
 }
 
 /* Switches: the first one of each CPU, then one between consecutive slices. */
-static int load_switches(struct exp *x)
+/* The CPUs' first switches as stored, next_pid -1 until their first slice gives it. */
+static int load_first_switches(struct exp *x)
 {
 	sqlite3_stmt *q;
-	int cpu = -1;
-	int32_t prev_pid = 0;
-	int16_t prev_prio = 120;
-	char prev_state[3] = "";
-	bool have_prev = false;
-	size_t nr_first;
 
 	/* with facts, a CPU's first switch is a fact like every switch slices do not imply */
 	if (sqlite3_prepare_v2(x->db,
@@ -303,9 +298,25 @@ static int load_switches(struct exp *x)
 		it->ev.sw.prev_prio = sqlite3_column_int(q, 3);
 		set_state(&it->ev.sw, (const char *)sqlite3_column_text(q, 4));
 		snprintf(it->ev.sw.prev_comm, SL_COMM_LEN, "%s", comm ? comm : "");
-		it->ev.sw.next_pid = -1; /* from the first slice below */
+		it->ev.sw.next_pid = -1; /* from the first slice (load_switches) */
 	}
 	sqlite3_finalize(q);
+	return 0;
+}
+
+static int load_switches(struct exp *x)
+{
+	sqlite3_stmt *q;
+	int cpu = -1, err;
+	int32_t prev_pid = 0;
+	int16_t prev_prio = 120;
+	char prev_state[3] = "";
+	bool have_prev = false;
+	size_t nr_first;
+
+	err = load_first_switches(x);
+	if (err < 0)
+		return err;
 	nr_first = x->n;
 
 	if (sqlite3_prepare_v2(

@@ -424,6 +424,84 @@ static void copy(char *dst, size_t size, const char *src)
 	snprintf(dst, size, "%s", src ? src : "");
 }
 
+/*
+ * What the file says of itself (a trace.dat's header, whether a text has sched_waking)
+ * and the names the options give or default to, into res and so->meta. *ret_dat is the
+ * trace.dat opened, if any, also on error.
+ */
+static int probe_source(const struct sl_import_opts *o, struct sl_import_result *res,
+			struct sl_session_opts *so, struct sl_dat **ret_dat)
+{
+	struct sl_dat *dat = NULL;
+	int err;
+
+	if (res->format == SL_IMPORT_DAT) {
+		const struct sl_dat_info *di;
+
+		err = sl_dat_open(o->path, &dat);
+		*ret_dat = dat;
+		if (err < 0)
+			return err;
+		di = sl_dat_info(dat);
+		res->file_version = di->file_version;
+		res->nr_cpus = di->nr_cpus;
+		res->nr_instances = di->nr_instances;
+		res->waker_from_wakeup = !di->has_waking;
+		copy(res->kernel_release, sizeof(res->kernel_release), di->kernel_release);
+		copy(res->hostname, sizeof(res->hostname), di->hostname);
+		copy(res->trace_clock, sizeof(res->trace_clock), di->trace_clock);
+		copy(res->dat_reader, sizeof(res->dat_reader), di->reader);
+		so->meta.kernel_version = di->kernel_version;
+		if (o->topo && di->nr_cpus > o->topo->nr_cpus)
+			return sl_error(
+				-SL_ERANGE,
+				"'%s' was recorded on %d CPUs but the topology has %d: wrong "
+				"topology file?",
+				o->path, di->nr_cpus, o->topo->nr_cpus);
+	} else {
+		bool waking = true;
+
+		err = text_has_waking(o->path, &waking);
+		if (err < 0)
+			return err;
+		res->waker_from_wakeup = !waking;
+	}
+	if (o->kernel_release)
+		copy(res->kernel_release, sizeof(res->kernel_release), o->kernel_release);
+	if (o->hostname)
+		copy(res->hostname, sizeof(res->hostname), o->hostname);
+	if (!res->kernel_release[0])
+		copy(res->kernel_release, sizeof(res->kernel_release), "unknown");
+	if (!res->hostname[0])
+		copy(res->hostname, sizeof(res->hostname), "unknown");
+	return 0;
+}
+
+/* The session the events go to: the run's description and the engine's settings. */
+static void fill_session_opts(struct imp *m, const struct sl_import_opts *o,
+			      const struct sl_import_result *res, struct sl_session_opts *so)
+{
+	so->db_path = o->db_path;
+	so->topo = o->topo;
+	so->hostname = res->hostname;
+	so->meta.kernel_release = res->kernel_release;
+	so->meta.workload = o->label ? o->label : "";
+	so->meta.source = sl_import_format_name(res->format);
+	/* text traces do not say which clock they used */
+	so->meta.trace_clock = res->trace_clock[0] ? res->trace_clock : NULL;
+	so->meta.nr_cpus = o->topo ? o->topo->nr_online : res->nr_cpus;
+	if (o->engine)
+		so->engine = *o->engine;
+	else
+		sl_engine_config_default(&so->engine);
+	so->engine.waker_from_wakeup = res->waker_from_wakeup;
+	so->engine.tgid_of = tgid_of;
+	so->engine.tgid_ctx = m;
+	/* a file can be read again: wait for the writer rather than drop its rows */
+	so->wait_for_writer = true;
+	so->windows_only = o->windows_only;
+}
+
 int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 {
 	struct imp m = { .o = o, .res = res };
@@ -442,66 +520,10 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 		return err;
 	res->topo_known = o->topo != NULL;
 
-	if (res->format == SL_IMPORT_DAT) {
-		const struct sl_dat_info *di;
-
-		err = sl_dat_open(o->path, &dat);
-		if (err < 0)
-			goto out;
-		di = sl_dat_info(dat);
-		res->file_version = di->file_version;
-		res->nr_cpus = di->nr_cpus;
-		res->nr_instances = di->nr_instances;
-		res->waker_from_wakeup = !di->has_waking;
-		copy(res->kernel_release, sizeof(res->kernel_release), di->kernel_release);
-		copy(res->hostname, sizeof(res->hostname), di->hostname);
-		copy(res->trace_clock, sizeof(res->trace_clock), di->trace_clock);
-		copy(res->dat_reader, sizeof(res->dat_reader), di->reader);
-		so.meta.kernel_version = di->kernel_version;
-		if (o->topo && di->nr_cpus > o->topo->nr_cpus) {
-			err = sl_error(
-				-SL_ERANGE,
-				"'%s' was recorded on %d CPUs but the topology has %d: wrong "
-				"topology file?",
-				o->path, di->nr_cpus, o->topo->nr_cpus);
-			goto out;
-		}
-	} else {
-		bool waking = true;
-
-		err = text_has_waking(o->path, &waking);
-		if (err < 0)
-			goto out;
-		res->waker_from_wakeup = !waking;
-	}
-	if (o->kernel_release)
-		copy(res->kernel_release, sizeof(res->kernel_release), o->kernel_release);
-	if (o->hostname)
-		copy(res->hostname, sizeof(res->hostname), o->hostname);
-	if (!res->kernel_release[0])
-		copy(res->kernel_release, sizeof(res->kernel_release), "unknown");
-	if (!res->hostname[0])
-		copy(res->hostname, sizeof(res->hostname), "unknown");
-
-	so.db_path = o->db_path;
-	so.topo = o->topo;
-	so.hostname = res->hostname;
-	so.meta.kernel_release = res->kernel_release;
-	so.meta.workload = o->label ? o->label : "";
-	so.meta.source = sl_import_format_name(res->format);
-	/* text traces do not say which clock they used */
-	so.meta.trace_clock = res->trace_clock[0] ? res->trace_clock : NULL;
-	so.meta.nr_cpus = o->topo ? o->topo->nr_online : res->nr_cpus;
-	if (o->engine)
-		so.engine = *o->engine;
-	else
-		sl_engine_config_default(&so.engine);
-	so.engine.waker_from_wakeup = res->waker_from_wakeup;
-	so.engine.tgid_of = tgid_of;
-	so.engine.tgid_ctx = &m;
-	/* a file can be read again: wait for the writer rather than drop its rows */
-	so.wait_for_writer = true;
-	so.windows_only = o->windows_only;
+	err = probe_source(o, res, &so, &dat);
+	if (err < 0)
+		goto out;
+	fill_session_opts(&m, o, res, &so);
 	err = sl_session_open(&so, &m.session);
 	if (err < 0)
 		goto out;

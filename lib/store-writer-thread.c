@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The store writer's thread: takes rows off the ring in batches and writes them in long
+ * transactions (committed every commit_ms or commit_rows, or on a flush) with the chunks
+ * and the drop counts, applies retention between transactions, and while the disk is
+ * full drops and counts what it takes off the ring, trying a real transaction again
+ * every full_retry_ms.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "store-writer-local.h"
+
+/* Under lock: remembers the first error for the next flush. */
+static void set_error(struct sl_writer *w, int err)
+{
+	if (!w->err) {
+		w->err = err;
+		snprintf(w->errmsg, sizeof(w->errmsg), "%s", sl_errmsg(err));
+	}
+}
+
+static int begin(struct sl_writer *w)
+{
+	memcpy(w->saved, w->chunk, sizeof(w->chunk));
+	return sl_store_exec(w->db, w->store->path, "BEGIN IMMEDIATE", "writing rows to");
+}
+
+static int step_reset(struct sl_writer *w, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sl_store_dberr(w->store->path, w->db, rc, "writing rows to");
+	return 0;
+}
+
+/* Writes the open chunks' rows of `chunks`, closing those that are full or old enough. */
+static int save_chunks(struct sl_writer *w, uint64_t now_wall, bool closed[SL_ROW_TYPES])
+{
+	const struct sl_retention *r = &w->opts.retention;
+
+	for (int t = 0; t < SL_ROW_TYPES; t++) {
+		struct chunk_state *c = &w->chunk[t];
+		sqlite3_stmt *st;
+		int err;
+
+		closed[t] = false;
+		if (!sl_store_chunk_table[t] || !c->rows)
+			continue;
+		closed[t] = c->rows >= r->chunk_rows ||
+			    now_wall - c->opened_wall >= r->chunk_span_ns;
+		if (c->id) {
+			st = w->chunk_set;
+			sqlite3_bind_int64(st, 7, c->id);
+		} else {
+			st = w->chunk_new;
+			sqlite3_bind_text(st, 7, sl_store_chunk_table[t], -1, SQLITE_STATIC);
+		}
+		sqlite3_bind_int64(st, 1, c->first_rowid);
+		sqlite3_bind_int64(st, 2, c->last_rowid);
+		sqlite3_bind_int64(st, 3, (int64_t)c->rows);
+		sqlite3_bind_int64(st, 4, c->min_ns);
+		sqlite3_bind_int64(st, 5, c->max_ns);
+		if (closed[t])
+			sqlite3_bind_int64(st, 6, (int64_t)now_wall);
+		else
+			sqlite3_bind_null(st, 6);
+		if (!c->id)
+			sqlite3_bind_int64(st, 8, (int64_t)c->opened_wall);
+		err = step_reset(w, st);
+		if (err)
+			return err;
+		if (!c->id)
+			c->id = sqlite3_last_insert_rowid(w->db);
+	}
+	return 0;
+}
+
+static int commit(struct sl_writer *w, uint64_t now_wall)
+{
+	struct drop_slot drops[DROP_SLOTS];
+	bool closed[SL_ROW_TYPES];
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	memcpy(drops, w->drops, sizeof(drops));
+	memset(w->drops, 0, sizeof(w->drops));
+	pthread_mutex_unlock(&w->lock);
+
+	err = save_chunks(w, now_wall, closed);
+	for (int i = 0; i < DROP_SLOTS && !err && drops[i].run_id; i++) {
+		sqlite3_bind_int64(w->drop_add, 1, (int64_t)drops[i].count);
+		sqlite3_bind_int64(w->drop_add, 2, drops[i].run_id);
+		err = step_reset(w, w->drop_add);
+	}
+	if (!err)
+		err = sl_store_exec(w->db, w->store->path, "COMMIT", "writing rows to");
+	if (err) {
+		pthread_mutex_lock(&w->lock);
+		for (int i = 0; i < DROP_SLOTS && drops[i].run_id; i++)
+			writer_add_drops(w, drops[i].run_id, drops[i].count);
+		pthread_mutex_unlock(&w->lock);
+		return err;
+	}
+	for (int t = 0; t < SL_ROW_TYPES; t++)
+		if (closed[t])
+			memset(&w->chunk[t], 0, sizeof(w->chunk[t]));
+	w->commits++;
+	return 0;
+}
+
+/*
+ * A write failed for want of space: SQLITE_FULL (-ENOSPC from sl_store_dberr), or an I/O
+ * error whose system errno says so (growing the -shm or -wal file on a full file system).
+ */
+static bool out_of_space(struct sl_writer *w, int err)
+{
+	return err == -ENOSPC || err == -EDQUOT ||
+	       (err == -EIO &&
+		(sqlite3_system_errno(w->db) == ENOSPC || sqlite3_system_errno(w->db) == EDQUOT));
+}
+
+/* The transaction failed: its rows are lost, the database and the chunks are as before. */
+static void fail(struct sl_writer *w, int err, uint64_t rows)
+{
+	bool full = out_of_space(w, err);
+
+	sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+	memcpy(w->chunk, w->saved, sizeof(w->chunk));
+	w->failed += rows;
+	if (full) {
+		w->full_dropped += rows;
+		if (!w->full)
+			w->full_episodes++;
+		w->full = true;
+		w->next_try = now_mono_ms() + w->opts.full_retry_ms;
+		snprintf(w->full_msg, sizeof(w->full_msg), "%s", sl_errmsg(err));
+	}
+	pthread_mutex_lock(&w->lock);
+	set_error(w, err);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * The disk is full and it is not yet time to try again: the batch's rows are dropped
+ * unwritten (the tracer is never blocked) and counted, against their runs as well, so
+ * runs.dropped_rows has them once space returns.
+ */
+static void drop_while_full(struct sl_writer *w, struct qitem *items, size_t n)
+{
+	pthread_mutex_lock(&w->lock);
+	/* a flush after these drops fails too, though no write was tried */
+	if (n && !w->err) {
+		w->err = -ENOSPC;
+		snprintf(w->errmsg, sizeof(w->errmsg), "%s", w->full_msg);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct qitem *it = &items[i];
+
+		writer_add_drops(w,
+				 writer_item_run_id(it->type, it->type == SL_ROW_WINDOW ?
+								      (const void *)it->window :
+								      (const void *)&it->slice),
+				 1);
+		writer_free_item(&items[i]);
+	}
+	pthread_mutex_unlock(&w->lock);
+	w->failed += n;
+	w->full_dropped += n;
+}
+
+static void publish_stats(struct sl_writer *w)
+{
+	memcpy(w->stats.written, w->written, sizeof(w->written));
+	w->stats.failed = w->failed;
+	w->stats.disk_full = w->full;
+	w->stats.full_dropped = w->full_dropped;
+	w->stats.full_episodes = w->full_episodes;
+	w->stats.commits = w->commits;
+	w->stats.chunks_deleted = w->chunks_deleted;
+}
+
+/*
+ * Under lock: sleeps until there are rows enough to wake for, a flush or stop asks, or
+ * commit_ms has passed with rows queued (since the open transaction's start if in_txn).
+ */
+static void wait_for_rows(struct sl_writer *w, bool in_txn, uint64_t txn_start, uint64_t taken)
+{
+	while (!w->stopping && (w->paused || w->count < w->wake_at) && w->flush_target <= taken &&
+	       !w->want_drops) {
+		struct timespec until;
+		uint64_t deadline = (in_txn ? txn_start : now_mono_ms()) + w->opts.commit_ms;
+		int rc;
+
+		if (!w->paused && w->count && now_mono_ms() >= deadline)
+			break;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += w->opts.commit_ms / 1000;
+		until.tv_nsec += (long)(w->opts.commit_ms % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		w->sleeping = true;
+		rc = pthread_cond_timedwait(&w->wake, &w->lock, &until);
+		w->sleeping = false;
+		if (rc == ETIMEDOUT && !w->paused)
+			break;
+	}
+}
+
+/* Under lock: moves up to TAKE_MAX rows off the ring into w->batch (none while paused). */
+static size_t take_batch(struct sl_writer *w)
+{
+	size_t n = 0;
+
+	if (!w->paused || w->stopping) {
+		n = w->count < TAKE_MAX ? w->count : TAKE_MAX;
+		for (size_t i = 0; i < n; i++)
+			w->batch[i] = w->ring[(w->head + i) % w->cap];
+		w->head = (w->head + n) % w->cap;
+		w->count -= n;
+	}
+	return n;
+}
+
+/* Between transactions: deletes the chunks retention says are due. */
+static void apply_retention(struct sl_writer *w)
+{
+	struct sl_retention_stats rs;
+	int err = sl_store_retention_db(w->db, w->store->path, &w->opts.retention, 0, &rs);
+
+	w->chunks_deleted += rs.chunks_deleted;
+	if (err) {
+		pthread_mutex_lock(&w->lock);
+		set_error(w, err);
+		pthread_mutex_unlock(&w->lock);
+	}
+}
+
+/*
+ * Called and returns under lock: drop counts with no rows to carry them, in a transaction
+ * of their own.
+ */
+static void store_lone_drops(struct sl_writer *w, uint64_t now_wall)
+{
+	int err;
+
+	pthread_mutex_unlock(&w->lock);
+	err = begin(w);
+	if (!err)
+		err = commit(w, now_wall);
+	if (err)
+		fail(w, err, 0);
+	else
+		w->full = false;
+	pthread_mutex_lock(&w->lock);
+}
+
+void *writer_main(void *arg)
+{
+	struct sl_writer *w = arg;
+	uint64_t taken = 0, txn_rows = 0, txn_start = 0, last_retention = now_mono_ms();
+	uint64_t txn_written[SL_ROW_TYPES];
+	size_t n_skipped = 0;
+	bool in_txn = false;
+
+	pthread_setname_np(pthread_self(), "sl-writer");
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		size_t n = 0, remaining;
+		bool flush_wanted, stopping;
+		uint64_t now, now_wall;
+
+		wait_for_rows(w, in_txn, txn_start, taken);
+		n = take_batch(w);
+		remaining = w->count;
+		stopping = w->stopping;
+		flush_wanted = w->flush_target > taken || w->want_drops;
+		w->stats.queue_len = remaining;
+		pthread_mutex_unlock(&w->lock);
+
+		now_wall = sl_store_now_wall();
+		if (w->full && now_mono_ms() < w->next_try && !stopping) {
+			drop_while_full(w, w->batch, n);
+			n_skipped = n;
+			n = 0;
+		}
+		for (size_t i = 0; i < n;) {
+			size_t used = 1;
+			int err = 0;
+
+			if (!in_txn) {
+				err = begin(w);
+				in_txn = !err;
+				txn_rows = 0;
+				txn_start = now_mono_ms();
+				memset(txn_written, 0, sizeof(txn_written));
+			}
+			if (!err)
+				err = writer_insert_items(w, &w->batch[i], n - i, now_wall, &used);
+			for (size_t j = i; j < i + used; j++) {
+				writer_free_item(&w->batch[j]);
+				txn_rows++;
+				txn_written[w->batch[j].type]++;
+			}
+			i += used;
+			if (err) {
+				if (in_txn)
+					fail(w, err, txn_rows);
+				else
+					fail(w, err, 1);
+				in_txn = false;
+				/* the rest of the batch waits for the retry like later ones */
+				if (w->full && i < n) {
+					drop_while_full(w, &w->batch[i], n - i);
+					break;
+				}
+			}
+		}
+		taken += n + n_skipped;
+		n_skipped = 0;
+		now = now_mono_ms();
+		if (in_txn &&
+		    (txn_rows >= w->opts.commit_rows || now - txn_start >= w->opts.commit_ms ||
+		     (remaining == 0 && (flush_wanted || stopping)))) {
+			int err = commit(w, now_wall);
+
+			if (err) {
+				fail(w, err, txn_rows);
+			} else {
+				for (int t = 0; t < SL_ROW_TYPES; t++)
+					w->written[t] += txn_written[t];
+				/* space came back: what is queued is written again */
+				w->full = false;
+			}
+			in_txn = false;
+		}
+		/* also while full: deleting old chunks frees pages in the file for new rows */
+		if (!in_txn && w->opts.retention_ms &&
+		    now - last_retention >= w->opts.retention_ms) {
+			apply_retention(w);
+			last_retention = now;
+		}
+		pthread_mutex_lock(&w->lock);
+		if (!in_txn && w->drops[0].run_id &&
+		    ((flush_wanted && !w->full) || stopping ||
+		     (w->full && now_mono_ms() >= w->next_try)))
+			store_lone_drops(w, now_wall);
+		if (!in_txn)
+			w->want_drops = false;
+		publish_stats(w);
+		if (!in_txn) {
+			w->committed_seq = taken;
+			pthread_cond_broadcast(&w->done);
+		}
+		if (w->stopping && !w->count && !in_txn && (!w->drops[0].run_id || w->err))
+			break;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
