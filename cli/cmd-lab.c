@@ -8,6 +8,9 @@
  *   lab ab A B WORKLOAD  runs A and B interleaved (A B B A A B ...) and compares after
  *                      every pair until each primary metric is flagged or equivalent, or
  *                      the budget is spent
+ *   lab explain A B WORKLOAD --metric M
+ *                      a bisection by measurement: B with each sched feature flipped, one
+ *                      at a time, ranked by how much of A -> B in M the flip undoes
  *
  * Repeated looks: after pair k of at most K (--max-runs) the comparison runs at alpha/K
  * and with intervals at the 1 - 0.05/K level. By the union bound, the chance that any
@@ -18,6 +21,7 @@
  * beside the build directory) or where `make install` put them; SL_LAB_DIR overrides.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -33,6 +37,8 @@
 #include "compare.h"
 #include "error.h"
 #include "labdir.h"
+#include "metrics.h"
+#include "print.h"
 #include "store.h"
 
 static const char usage_text[] =
@@ -40,6 +46,8 @@ static const char usage_text[] =
 	"       schedlens lab fetch KERNEL\n"
 	"       schedlens lab ab A B WORKLOAD [-o DB] [-l LABEL] [--max-runs N]\n"
 	"            [--max-minutes M] [--alpha A] [-g GROUP]... [--json] [run options]\n"
+	"       schedlens lab explain A B WORKLOAD --metric M [-g GROUP] [--features LIST]\n"
+	"            [--runs N] [-o DB] [-l LABEL] [--alpha A] [--json] [run options]\n"
 	"  KERNEL: 6.1, 6.12, 7.x, a release (7.2.13+deb14-cloud-amd64) or a bzImage path\n"
 	"  A, B: KERNEL[:FEATURE,...][@PREEMPT], e.g. 6.1 and 6.1:NO_WAKEUP_PREEMPTION\n"
 	"  run options passed on: -d SECONDS -c N -j N -L LOOPS --mode M --topology SxCxT\n"
@@ -65,6 +73,8 @@ struct lab_ab {
 	const char *groups[MAX_GROUPS];
 	int nr_groups;
 	bool json;
+	const char *metric, *toggles; /* explain: the metric, the features to flip (NULL: all) */
+	int runs_each; /* explain: runs of A, of B and of each flip */
 	char *pass[64]; /* run options passed on to every `lab run` */
 	int nr_pass;
 	struct lab_side side[2];
@@ -184,7 +194,8 @@ static int64_t newest_run(const char *db)
 }
 
 /* One `lab run` of a side; a failed run is tried once more (the log says why). */
-static int run_side(struct lab_ab *ab, struct lab_side *s)
+/* keep: a directory for what the guest sent (its sched features), or NULL. */
+static int run_side(struct lab_ab *ab, struct lab_side *s, const char *keep)
 {
 	char path[PATH_MAX + 32];
 	char *argv[96];
@@ -206,6 +217,10 @@ static int run_side(struct lab_ab *ab, struct lab_side *s)
 	if (*s->preempt) {
 		argv[argc++] = "--preempt";
 		argv[argc++] = s->preempt;
+	}
+	if (keep) {
+		argv[argc++] = "--keep";
+		argv[argc++] = (char *)keep;
 	}
 	for (int i = 0; i < ab->nr_pass; i++)
 		argv[argc++] = ab->pass[i];
@@ -240,23 +255,28 @@ static int run_side(struct lab_ab *ab, struct lab_side *s)
 	return 0;
 }
 
-/* The comparison of everything run so far: one of at most max_runs looks. */
-static int look(const struct lab_ab *ab, bool store, struct sl_comparison **ret)
+/*
+ * base's runs against cand's, restricted to the experiment's groups, at one of max_looks
+ * looks (the error rates spent over them); stored when store.
+ */
+static int compare_sides(const struct lab_ab *ab, const struct lab_side *base,
+			 const struct lab_side *cand, int max_looks, bool store,
+			 struct sl_comparison **ret)
 {
 	struct sl_compare_opts o;
 	struct sl_store *st;
 	int err;
 
 	sl_compare_opts_default(&o);
-	o.baseline_runs = ab->side[0].runs;
-	o.nr_baseline_runs = ab->side[0].nr_runs;
-	o.candidate_runs = ab->side[1].runs;
-	o.nr_candidate_runs = ab->side[1].nr_runs;
+	o.baseline_runs = base->runs;
+	o.nr_baseline_runs = base->nr_runs;
+	o.candidate_runs = cand->runs;
+	o.nr_candidate_runs = cand->nr_runs;
 	o.label = ab->label;
 	o.groups = ab->nr_groups ? ab->groups : NULL;
 	o.nr_groups = ab->nr_groups;
 	o.alpha = ab->alpha;
-	sl_compare_spend(&o, ab->max_runs);
+	sl_compare_spend(&o, max_looks);
 	o.store = store;
 	if ((err = sl_store_open(ab->db, store ? 0 : SL_STORE_RDONLY, &st)))
 		return cli_error("%s: %s", ab->db, sl_errmsg(err));
@@ -265,6 +285,12 @@ static int look(const struct lab_ab *ab, bool store, struct sl_comparison **ret)
 	if (err)
 		return cli_error("comparison: %s", sl_errmsg(err));
 	return 0;
+}
+
+/* The comparison of everything run so far: one of at most max_runs looks. */
+static int look(const struct lab_ab *ab, bool store, struct sl_comparison **ret)
+{
+	return compare_sides(ab, &ab->side[0], &ab->side[1], ab->max_runs, store, ret);
 }
 
 static int ab_loop(struct lab_ab *ab, json_t *looks)
@@ -286,7 +312,7 @@ static int ab_loop(struct lab_ab *ab, json_t *looks)
 
 		/* A B, then B A: drift over the experiment hits both sides alike */
 		for (int i = 0; i < 2; i++)
-			if ((err = run_side(ab, &ab->side[k % 2 ? 1 - i : i])))
+			if ((err = run_side(ab, &ab->side[k % 2 ? 1 - i : i], NULL)))
 				return err;
 		pair_s = now_s() - p0;
 		if ((err = look(ab, false, &c)))
@@ -352,7 +378,12 @@ static int ab_report(const struct lab_ab *ab, json_t *looks)
 	return status;
 }
 
-static int cmd_lab_ab(int argc, char **argv)
+/*
+ * The options of lab ab and lab explain (explain: --metric, --features and --runs instead
+ * of --max-runs and --max-minutes); the three positional arguments into sides and
+ * workload. -1 to go on, else the exit status.
+ */
+static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'o' },
@@ -360,6 +391,9 @@ static int cmd_lab_ab(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "max-runs", required_argument, NULL, 'N' },
 		{ "max-minutes", required_argument, NULL, 'M' },
+		{ "metric", required_argument, NULL, 'K' },
+		{ "features", required_argument, NULL, 'F' },
+		{ "runs", required_argument, NULL, 'r' },
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -369,42 +403,61 @@ static int cmd_lab_ab(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct lab_ab ab = { .db = "lab.db", .max_runs = 6, .max_minutes = 180, .alpha = 0.01 };
-	json_t *looks;
 	uint64_t u;
 	int opt, err;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:l:g:d:c:j:L:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:l:g:d:c:j:L:r:h", opts, NULL)) != -1) {
+		if (explain ? (opt == 'N' || opt == 'M') : (opt == 'K' || opt == 'F' || opt == 'r'))
+			return cli_usage_error("lab", "--%s is not an option of lab %s",
+					       opt == 'N' ? "max-runs" :
+					       opt == 'M' ? "max-minutes" :
+					       opt == 'K' ? "metric" :
+					       opt == 'F' ? "features" :
+							    "runs",
+					       explain ? "explain" : "ab");
 		switch (opt) {
 		case 'o':
-			ab.db = optarg;
+			ab->db = optarg;
 			break;
 		case 'l':
-			ab.label = optarg;
+			ab->label = optarg;
 			break;
 		case 'g':
-			if (ab.nr_groups == MAX_GROUPS)
-				return cli_usage_error("lab", "at most %d groups", MAX_GROUPS);
-			ab.groups[ab.nr_groups++] = optarg;
+			if (ab->nr_groups == (explain ? 1 : MAX_GROUPS))
+				return cli_usage_error("lab", "at most %d group%s",
+						       explain ? 1 : MAX_GROUPS,
+						       explain ? "" : "s");
+			ab->groups[ab->nr_groups++] = optarg;
 			break;
 		case 'N':
 			if (cli_u64("lab", "--max-runs", optarg, 1, MAX_RUNS, &u))
 				return EXIT_USAGE;
-			ab.max_runs = (int)u;
+			ab->max_runs = (int)u;
 			break;
 		case 'M':
 			if (cli_double("lab", "--max-minutes", optarg, 0, 1e6, SL_PARSE_MIN_OPEN,
-				       &ab.max_minutes))
+				       &ab->max_minutes))
 				return EXIT_USAGE;
+			break;
+		case 'K':
+			ab->metric = optarg;
+			break;
+		case 'F':
+			ab->toggles = optarg;
+			break;
+		case 'r':
+			if (cli_u64("lab", "--runs", optarg, 1, 16, &u))
+				return EXIT_USAGE;
+			ab->runs_each = (int)u;
 			break;
 		case 'a':
 			if (cli_double("lab", "--alpha", optarg, 0, 1,
-				       SL_PARSE_MIN_OPEN | SL_PARSE_MAX_OPEN, &ab.alpha))
+				       SL_PARSE_MIN_OPEN | SL_PARSE_MAX_OPEN, &ab->alpha))
 				return EXIT_USAGE;
 			break;
 		case 'J':
-			ab.json = true;
+			ab->json = true;
 			break;
 		case 'd':
 		case 'c':
@@ -414,18 +467,18 @@ static int cmd_lab_ab(int argc, char **argv)
 		case 'T':
 		case 'S':
 		case 'A':
-			if (ab.nr_pass + 2 > (int)(sizeof(ab.pass) / sizeof(ab.pass[0])))
+			if (ab->nr_pass + 2 > (int)(sizeof(ab->pass) / sizeof(ab->pass[0])))
 				return cli_usage_error("lab", "too many run options");
 			/* the option as `lab run` spells it, then its value */
-			ab.pass[ab.nr_pass++] = (char *)(opt == 'm' ? "--mode" :
-							 opt == 'T' ? "--topology" :
-							 opt == 'S' ? "--sysctl" :
-							 opt == 'A' ? "--append" :
-							 opt == 'd' ? "-d" :
-							 opt == 'c' ? "-c" :
-							 opt == 'j' ? "-j" :
-								      "-L");
-			ab.pass[ab.nr_pass++] = optarg;
+			ab->pass[ab->nr_pass++] = (char *)(opt == 'm' ? "--mode" :
+							   opt == 'T' ? "--topology" :
+							   opt == 'S' ? "--sysctl" :
+							   opt == 'A' ? "--append" :
+							   opt == 'd' ? "-d" :
+							   opt == 'c' ? "-c" :
+							   opt == 'j' ? "-j" :
+									"-L");
+			ab->pass[ab->nr_pass++] = optarg;
 			break;
 		case 'h':
 			return cli_help(usage_text);
@@ -435,12 +488,29 @@ static int cmd_lab_ab(int argc, char **argv)
 	}
 	if (argc - optind != 3)
 		return cli_usage(usage_text);
-	if ((err = parse_side(argv[optind], &ab.side[0])) ||
-	    (err = parse_side(argv[optind + 1], &ab.side[1])))
+	if ((err = parse_side(argv[optind], &ab->side[0])) ||
+	    (err = parse_side(argv[optind + 1], &ab->side[1])))
 		return err;
-	ab.workload = argv[optind + 2];
-	if (!ab.label)
-		ab.label = ab.workload;
+	ab->workload = argv[optind + 2];
+	if (!ab->label)
+		ab->label = ab->workload;
+	if (explain && !ab->metric)
+		return cli_usage_error("lab", "explain needs --metric M (a metric of "
+					      "schedlens diff, e.g. waker_same_share)");
+	if (explain && !sl_metric_find(ab->metric))
+		return cli_usage_error("lab", "no metric '%s' (schedlens diff --all lists them)",
+				       ab->metric);
+	return -1;
+}
+
+static int cmd_lab_ab(int argc, char **argv)
+{
+	struct lab_ab ab = { .db = "lab.db", .max_runs = 6, .max_minutes = 180, .alpha = 0.01 };
+	json_t *looks;
+	int err;
+
+	if ((err = lab_args(argc, argv, &ab, false)) >= 0)
+		return err;
 	export_self();
 	looks = json_array();
 	if (!looks)
@@ -449,6 +519,231 @@ static int cmd_lab_ab(int argc, char **argv)
 	if (!err)
 		err = ab_report(&ab, looks);
 	json_decref(looks);
+	return err;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path) ? -1 : 0;
+}
+
+/* A feature and what the candidate had: "WA_IDLE" on, or off ("NO_WA_IDLE" in the file). */
+struct toggle {
+	char name[64];
+	bool on;
+	double value, delta, lo, hi; /* the metric with it flipped; its change against B */
+	double undone, undone_lo, undone_hi; /* share of A -> B that the flip takes back */
+	enum sl_verdict verdict;
+	int64_t runs[16];
+	int nr_runs;
+};
+
+/* The features a run's guest had, from its kept sched/features: 0 or -1. */
+static int read_features(const char *dir, struct toggle *t, int max, int *nr)
+{
+	char path[PATH_MAX + 16], word[80];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/features", dir);
+	if (!(f = fopen(path, "re")))
+		return cli_error("no sched features from the guest (%s): %s", path,
+				 strerror(errno));
+	*nr = 0;
+	while (*nr < max && fscanf(f, "%79s", word) == 1) {
+		bool off = !strncmp(word, "NO_", 3);
+
+		memset(&t[*nr], 0, sizeof(t[*nr]));
+		snprintf(t[*nr].name, sizeof(t[*nr].name), "%s", off ? word + 3 : word);
+		t[*nr].on = !off;
+		(*nr)++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const struct toggle *find_toggle(const struct toggle *t, int nr, const char *name)
+{
+	for (int i = 0; i < nr; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
+}
+
+/*
+ * The features to flip: --features LIST (each must be one of B's), else every feature the
+ * guests of A and B both have. *nr is set; 0 or the exit status.
+ */
+static int choose_toggles(const struct lab_ab *ab, const char *dir_a, const char *dir_b,
+			  struct toggle *out, int *nr)
+{
+	static struct toggle fa[128], fb[128];
+	int na, nb;
+	char list[512], *save = NULL;
+
+	if (read_features(dir_a, fa, 128, &na) || read_features(dir_b, fb, 128, &nb))
+		return EXIT_FAIL;
+	*nr = 0;
+	if (!ab->toggles) {
+		for (int i = 0; i < nb && *nr < 64; i++)
+			if (find_toggle(fa, na, fb[i].name))
+				out[(*nr)++] = fb[i];
+		return 0;
+	}
+	snprintf(list, sizeof(list), "%s", ab->toggles);
+	for (char *w = strtok_r(list, ",", &save); w && *nr < 64; w = strtok_r(NULL, ",", &save)) {
+		const struct toggle *t = find_toggle(fb, nb, !strncmp(w, "NO_", 3) ? w + 3 : w);
+
+		if (!t)
+			return cli_usage_error("lab", "%s has no sched feature %s",
+					       ab->side[1].kernel, w);
+		out[(*nr)++] = *t;
+	}
+	return 0;
+}
+
+/* The finding of the experiment's metric and group, or NULL. */
+static const struct sl_finding *metric_finding(const struct lab_ab *ab,
+					       const struct sl_comparison *c)
+{
+	const char *grp = ab->nr_groups ? ab->groups[0] : SL_GROUP_ALL;
+
+	for (size_t i = 0; i < c->nr_findings; i++)
+		if (!strcmp(c->findings[i].grp, grp) &&
+		    !strcmp(c->findings[i].metric->name, ab->metric))
+			return &c->findings[i];
+	return NULL;
+}
+
+/* Runs B with one feature flipped and compares those runs with B's: fills t. */
+static int measure_toggle(struct lab_ab *ab, struct toggle *t, int nr_toggles, double base_delta)
+{
+	struct lab_side flip = ab->side[1];
+	const struct sl_finding *f;
+	struct sl_comparison *c = NULL;
+	int err;
+
+	snprintf(flip.features, sizeof(flip.features), "%s%s%s%s", ab->side[1].features,
+		 *ab->side[1].features ? "," : "", t->on ? "NO_" : "", t->name);
+	flip.nr_runs = 0;
+	for (int i = 0; i < ab->runs_each; i++)
+		if ((err = run_side(ab, &flip, NULL)))
+			return err;
+	memcpy(t->runs, flip.runs, sizeof(int64_t) * (size_t)flip.nr_runs);
+	t->nr_runs = flip.nr_runs;
+	/* one comparison per flipped feature: the error rates are spent over all of them */
+	if ((err = compare_sides(ab, &ab->side[1], &flip, nr_toggles, false, &c)))
+		return err;
+	f = metric_finding(ab, c);
+	t->verdict = f ? f->verdict : SL_V_INSUFFICIENT;
+	t->value = f ? f->cand : NAN;
+	t->delta = f ? f->delta : NAN;
+	t->lo = f ? f->ci_lo : NAN;
+	t->hi = f ? f->ci_hi : NAN;
+	/* B - A moved the metric by base_delta; the flip's change against it, sign reversed */
+	t->undone = -t->delta / base_delta;
+	t->undone_lo = fmin(-t->lo / base_delta, -t->hi / base_delta);
+	t->undone_hi = fmax(-t->lo / base_delta, -t->hi / base_delta);
+	fprintf(stderr, "lab explain: %s%s: %s %.4g -> %.4g, %.0f%% of the change undone\n",
+		t->on ? "NO_" : "", t->name, ab->metric, f ? f->base : NAN, t->value,
+		100 * t->undone);
+	sl_comparison_free(c);
+	return 0;
+}
+
+static int by_undone(const void *a, const void *b)
+{
+	double x = ((const struct toggle *)a)->undone, y = ((const struct toggle *)b)->undone;
+
+	return isnan(x) ? 1 : isnan(y) ? -1 : (x < y) - (x > y);
+}
+
+static int explain_report(const struct lab_ab *ab, const struct sl_finding *base, struct toggle *t,
+			  int nr)
+{
+	static const struct pr_col cols[] = {
+		{ "flip", "FLIP", PR_STR },
+		{ "value", "VALUE", PR_REAL, "%.4g" },
+		{ "delta", "CHANGE VS B", PR_REAL, "%+.3g" },
+		{ "ci_low", "CI LOW", PR_REAL, "%.3g" },
+		{ "ci_high", "CI HIGH", PR_REAL, "%.3g" },
+		{ "undone", "UNDONE", PR_PCT, "%.0f%%" },
+		{ "undone_low", "LOW", PR_PCT, "%.0f%%" },
+		{ "undone_high", "HIGH", PR_PCT, "%.0f%%" },
+		{ "verdict", "VERDICT", PR_STR },
+	};
+	struct pr *p = pr_open(ab->json ? PR_JSON : PR_TEXT, 0, stdout);
+	char title[512], flip[80];
+
+	if (!p)
+		return cli_error("out of memory");
+	qsort(t, (size_t)nr, sizeof(*t), by_undone);
+	snprintf(title, sizeof(title),
+		 "%s of %s: A %.4g, B %.4g (%+.3g, %.3g%% CI %.3g..%.3g); each flip of B's "
+		 "features, against B, and how much of A -> B it undoes:",
+		 ab->metric, ab->nr_groups ? ab->groups[0] : "all tasks", base->base, base->cand,
+		 base->delta, 100 * (1 - 0.05 / nr), base->ci_lo, base->ci_hi);
+	pr_table(p, "flips", title, cols, sizeof(cols) / sizeof(cols[0]), 0);
+	for (int i = 0; i < nr; i++) {
+		snprintf(flip, sizeof(flip), "%s%s", t[i].on ? "NO_" : "", t[i].name);
+		pr_row(p);
+		pr_str(p, flip);
+		pr_real(p, t[i].value);
+		pr_real(p, t[i].delta);
+		pr_real(p, t[i].lo);
+		pr_real(p, t[i].hi);
+		pr_real(p, 100 * t[i].undone);
+		pr_real(p, 100 * t[i].undone_lo);
+		pr_real(p, 100 * t[i].undone_hi);
+		pr_str(p, sl_verdict_name(t[i].verdict));
+	}
+	pr_table_end(p);
+	return pr_close(p) ? EXIT_FAIL : EXIT_OK;
+}
+
+/*
+ * lab explain A B WORKLOAD --metric M: runs A and B (--runs each, interleaved), then B with
+ * each feature flipped, and ranks the flips by how much of A -> B in M they undo.
+ */
+static int cmd_lab_explain(int argc, char **argv)
+{
+	static struct lab_ab ab;
+	static struct toggle t[64];
+	char tmpl[] = "/tmp/sl-explain.XXXXXX", dir_a[64], dir_b[64];
+	struct sl_comparison *c = NULL;
+	const struct sl_finding *f;
+	int err, nr = 0;
+
+	ab = (struct lab_ab){ .db = "lab.db", .alpha = 0.01, .runs_each = 2 };
+	if ((err = lab_args(argc, argv, &ab, true)) >= 0)
+		return err;
+	export_self();
+	if (!mkdtemp(tmpl))
+		return cli_error("mkdtemp: %s", strerror(errno));
+	snprintf(dir_a, sizeof(dir_a), "%s/a", tmpl);
+	snprintf(dir_b, sizeof(dir_b), "%s/b", tmpl);
+	for (int i = 0; i < ab.runs_each && !err; i++)
+		if (!(err = run_side(&ab, &ab.side[0], i ? NULL : dir_a)))
+			err = run_side(&ab, &ab.side[1], i ? NULL : dir_b);
+	if (!err)
+		err = choose_toggles(&ab, dir_a, dir_b, t, &nr);
+	if (!err && !nr)
+		err = cli_error("no sched feature to flip");
+	if (!err)
+		err = compare_sides(&ab, &ab.side[0], &ab.side[1], nr, true, &c);
+	f = err ? NULL : metric_finding(&ab, c);
+	if (!err && (!f || !(fabs(f->delta) > 0)))
+		err = cli_error("%s did not move between A and B (%s): nothing to explain",
+				ab.metric, f ? sl_verdict_name(f->verdict) : "no finding");
+	fprintf(stderr, "lab explain: A -> B: %s\n", c ? c->summary : "-");
+	for (int i = 0; i < nr && !err; i++)
+		err = measure_toggle(&ab, &t[i], nr, f->delta);
+	if (!err)
+		err = explain_report(&ab, f, t, nr);
+	sl_comparison_free(c);
+	nftw(tmpl, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return err;
 }
 
@@ -464,5 +759,8 @@ int cmd_lab(int argc, char **argv)
 		return exec_script("fetch-kernel", argc - 2, argv + 2);
 	if (!strcmp(argv[1], "ab"))
 		return cmd_lab_ab(argc - 1, argv + 1);
-	return cli_usage_error("lab", "unknown lab command '%s' (run, fetch, ab)", argv[1]);
+	if (!strcmp(argv[1], "explain"))
+		return cmd_lab_explain(argc - 1, argv + 1);
+	return cli_usage_error("lab", "unknown lab command '%s' (run, fetch, ab, explain)",
+			       argv[1]);
 }

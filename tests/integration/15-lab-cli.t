@@ -33,6 +33,16 @@ run "$SL" lab ab 6.1 6.1:NO_WAKEUP_PREEMPTION hackbench --max-runs 0
 ok "lab ab --max-runs 0: exit 2" '[ $rc -eq 2 ] && says "--max-runs"'
 run "$SL" lab ab 6.1 6.1 hackbench --alpha 1
 ok "lab ab --alpha 1: exit 2" '[ $rc -eq 2 ] && says "--alpha"'
+run "$SL" lab explain 6.1 6.1:NO_WA_IDLE hackbench -o "$tmp/x.db"
+ok "lab explain without --metric: exit 2, says so" '[ $rc -eq 2 ] && says "explain needs --metric" && [ ! -e "$tmp/x.db" ]'
+run "$SL" lab explain 6.1 6.1:NO_WA_IDLE hackbench --metric frob_share -o "$tmp/x.db"
+ok "lab explain of an unknown metric: exit 2, named" '[ $rc -eq 2 ] && says "no metric '"'"'frob_share'"'"'"'
+run "$SL" lab explain 6.1 6.1:NO_WA_IDLE hackbench --metric waker_same_share --max-runs 3
+ok "lab explain refuses lab ab's --max-runs" '[ $rc -eq 2 ] && says "is not an option of lab explain"'
+run "$SL" lab ab 6.1 6.1:NO_WA_IDLE hackbench --metric waker_same_share
+ok "lab ab refuses explain's --metric" '[ $rc -eq 2 ] && says "is not an option of lab ab"'
+run "$SL" lab explain 6.1 6.1:NO_WA_IDLE hackbench --metric waker_same_share -g a -g b
+ok "lab explain takes one group" '[ $rc -eq 2 ] && says "at most 1 group"'
 
 # the scripts, found beside the build directory
 run "$SL" lab fetch "$tmp/no-such/bzImage"
