@@ -657,7 +657,10 @@ static int by_undone(const void *a, const void *b)
 {
 	double x = ((const struct toggle *)a)->undone, y = ((const struct toggle *)b)->undone;
 
-	return isnan(x) ? 1 : isnan(y) ? -1 : (x < y) - (x > y);
+	/* largest share first, unknown last */
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
+	return (x < y) - (x > y);
 }
 
 static int explain_report(const struct lab_ab *ab, const struct sl_finding *base, struct toggle *t,
