@@ -532,7 +532,7 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 
 /* A feature and what the candidate had: "WA_IDLE" on, or off ("NO_WA_IDLE" in the file). */
 struct toggle {
-	char name[64];
+	char name[80];
 	bool on;
 	double value, delta, lo, hi; /* the metric with it flipped; its change against B */
 	double undone, undone_lo, undone_hi; /* share of A -> B that the flip takes back */
@@ -625,8 +625,10 @@ static int measure_toggle(struct lab_ab *ab, struct toggle *t, int nr_toggles, d
 	struct sl_comparison *c = NULL;
 	int err;
 
-	snprintf(flip.features, sizeof(flip.features), "%s%s%s%s", ab->side[1].features,
-		 *ab->side[1].features ? "," : "", t->on ? "NO_" : "", t->name);
+	if ((size_t)snprintf(flip.features, sizeof(flip.features), "%s%s%s%s", ab->side[1].features,
+			     *ab->side[1].features ? "," : "", t->on ? "NO_" : "",
+			     t->name) >= sizeof(flip.features))
+		return cli_error("feature list of %s too long", ab->side[1].kernel);
 	flip.nr_runs = 0;
 	for (int i = 0; i < ab->runs_each; i++)
 		if ((err = run_side(ab, &flip, NULL)))
@@ -678,7 +680,7 @@ static int explain_report(const struct lab_ab *ab, const struct sl_finding *base
 		{ "verdict", "VERDICT", PR_STR },
 	};
 	struct pr *p = pr_open(ab->json ? PR_JSON : PR_TEXT, 0, stdout);
-	char title[512], flip[80];
+	char title[512], flip[96];
 
 	if (!p)
 		return cli_error("out of memory");
@@ -690,7 +692,7 @@ static int explain_report(const struct lab_ab *ab, const struct sl_finding *base
 		 base->delta, 100 * (1 - 0.05 / nr), base->ci_lo, base->ci_hi);
 	pr_table(p, "flips", title, cols, sizeof(cols) / sizeof(cols[0]), 0);
 	for (int i = 0; i < nr; i++) {
-		snprintf(flip, sizeof(flip), "%s%s", t[i].on ? "NO_" : "", t[i].name);
+		snprintf(flip, sizeof(flip), "%s%.79s", t[i].on ? "NO_" : "", t[i].name);
 		pr_row(p);
 		pr_str(p, flip);
 		pr_real(p, t[i].value);
@@ -722,6 +724,7 @@ static int cmd_lab_explain(int argc, char **argv)
 	ab = (struct lab_ab){ .db = "lab.db", .alpha = 0.01, .runs_each = 2 };
 	if ((err = lab_args(argc, argv, &ab, true)) >= 0)
 		return err;
+	err = 0;
 	export_self();
 	if (!mkdtemp(tmpl))
 		return cli_error("mkdtemp: %s", strerror(errno));
