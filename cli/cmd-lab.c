@@ -537,8 +537,6 @@ struct toggle {
 	double value, delta, lo, hi; /* the metric with it flipped; its change against B */
 	double undone, undone_lo, undone_hi; /* share of A -> B that the flip takes back */
 	enum sl_verdict verdict;
-	int64_t runs[16];
-	int nr_runs;
 };
 
 /* The features a run's guest had, from its kept sched/features: 0 or -1. */
@@ -633,8 +631,6 @@ static int measure_toggle(struct lab_ab *ab, struct toggle *t, int nr_toggles, d
 	for (int i = 0; i < ab->runs_each; i++)
 		if ((err = run_side(ab, &flip, NULL)))
 			return err;
-	memcpy(t->runs, flip.runs, sizeof(int64_t) * (size_t)flip.nr_runs);
-	t->nr_runs = flip.nr_runs;
 	/* one comparison per flipped feature: the error rates are spent over all of them */
 	if ((err = compare_sides(ab, &ab->side[1], &flip, nr_toggles, false, &c)))
 		return err;
