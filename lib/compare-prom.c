@@ -5,8 +5,9 @@
  * rates' denominator), one query_range per side asks for
  *   sum by (host, group[, key]) (increase(FAMILY{MATCHER}[STEP]))
  * at every step; each (host, group, step) becomes one window record, each host one unit,
- * and compare.c's tests run on them unchanged (sl_cmp_test). The latency quantiles need the
- * histogram, which /metrics does not export: they are left out with a note.
+ * and compare.c's tests run on them unchanged (sl_cmp_test). The latency quantiles come from
+ * the coarse histogram schedlens_wakeup_latency_seconds (hist.h): its buckets' increases are
+ * spread over the fine buckets they cover, so quantiles are interpolated within them.
  */
 #include <curl/curl.h>
 #include <dirent.h>
@@ -28,12 +29,15 @@
 #define MAX_HOSTS 4096
 #define MAX_STEPS 11000 /* Prometheus refuses more points per series */
 #define DUR (SL_WIN_NR) /* the slot of window seconds after the counters */
+#define LAT (DUR + 1) /* then the latency histogram's cumulative buckets (le order) */
+#define SLOTS (LAT + SL_HIST_COARSE)
+#define LAT_FAMILY "schedlens_wakeup_latency_seconds_bucket"
 
 /* One (host, group) of a side: its steps' values, allocated on first use. */
 struct cell {
 	int host;
 	char grp[SL_GROUP_LEN];
-	double (**step)[SL_WIN_NR + 1];
+	double (**step)[SLOTS];
 };
 
 struct side {
@@ -41,6 +45,7 @@ struct side {
 	int nr_hosts;
 	struct cell *cells;
 	int nr_cells;
+	bool latency; /* some host exported the latency histogram */
 };
 
 struct fetch {
@@ -202,14 +207,34 @@ static void free_side(struct side *s, uint64_t nsteps)
 	free(s->cells);
 }
 
+/* Slot of a histogram series: its le bound among hist.h's coarse bounds; -1 for none. */
+static int bucket_slot(json_t *metric)
+{
+	const char *v = json_string_value(json_object_get(metric, "le"));
+	double le;
+
+	if (!v)
+		return -1;
+	if (!strcmp(v, "+Inf"))
+		return LAT + SL_HIST_COARSE - 1;
+	le = strtod(v, NULL) * 1e9;
+	for (unsigned int i = 1; i < SL_HIST_COARSE; i++)
+		if (fabs(le - (double)sl_hist_bucket_lo_ns(sl_hist_coarse_lo(i))) < 500)
+			return LAT + (int)i - 1;
+	return -1;
+}
+
 /*
- * Counter index of a family's series: the family's counter whose label value is the
- * series' (key NULL: the family's only counter), DUR for window seconds, -1 for none.
+ * Slot of a family's series: the family's counter whose label value is the series' (key
+ * NULL: the family's only counter), DUR for window seconds, a bucket slot for the latency
+ * histogram, -1 for none.
  */
 static int counter_of(int first, int end, const char *key, json_t *metric)
 {
 	const char *v;
 
+	if (first == LAT)
+		return bucket_slot(metric);
 	if (first == DUR)
 		return DUR;
 	if (!key)
@@ -264,18 +289,21 @@ static int store_result(struct fetch *fe, struct side *s, int first, int end, co
 	return 0;
 }
 
-/* Every exported family (and window seconds) of one side. */
+/* Every exported family, window seconds and the latency histogram of one side. */
 static int fetch_side(struct fetch *fe, const char *matcher, struct side *s)
 {
 	char promql[1024];
 	int err = 0, end;
 
-	for (int first = 0; first <= SL_WIN_NR && !err; first = end) {
+	for (int first = 0; first <= LAT && !err; first = end) {
 		const char *fam = "schedlens_window_seconds_total", *key = NULL;
 		json_t *result = NULL;
 
 		end = first + 1;
-		if (first < SL_WIN_NR) {
+		if (first == LAT) {
+			fam = LAT_FAMILY;
+			key = "le";
+		} else if (first < SL_WIN_NR) {
 			if (!sl_window_counters[first].prom)
 				continue;
 			fam = sl_window_counters[first].prom;
@@ -289,6 +317,8 @@ static int fetch_side(struct fetch *fe, const char *matcher, struct side *s)
 			 key ? key : "", fam, matcher, (unsigned long long)fe->f->step_s);
 		if (!(err = query(fe, promql, &result)))
 			err = store_result(fe, s, first, end, key, result);
+		if (first == LAT && json_array_size(result))
+			s->latency = true;
 		json_decref(result);
 	}
 	return err;
@@ -299,6 +329,20 @@ static int cmp_host(const void *a, const void *b, void *ctx)
 	char **h = ctx;
 
 	return strcmp(h[*(const int *)a], h[*(const int *)b]);
+}
+
+/* A step's latency histogram from its cumulative bucket increases (clamped monotone). */
+static void step_latency(const double *v, struct sl_hist *h)
+{
+	double coarse[SL_HIST_COARSE], below = 0;
+
+	for (int i = 0; i < SL_HIST_COARSE; i++) {
+		double cum = v[LAT + i] > below ? v[LAT + i] : below;
+
+		coarse[i] = cum - below;
+		below = cum;
+	}
+	sl_hist_from_coarse(h, coarse);
 }
 
 /* The side's windows into d, host by host (sorted by name), then group, then step. */
@@ -344,6 +388,7 @@ static int load_side(const struct fetch *fe, const struct side *s, int side, con
 					SL_WIN_VALUE(w, j) =
 						(uint64_t)llround(ns ? v[j] * 1e9 : v[j]);
 				}
+				step_latency(v, &w->latency);
 				err = sl_cmp_data_add(d, side, side * MAX_HOSTS + r + 1, w);
 				before++;
 			}
@@ -378,7 +423,7 @@ static void side_kernel(const char *matcher, char *buf, size_t size)
 		snprintf(buf, size, "%s", matcher);
 }
 
-/* The latency quantiles need /metrics's missing histogram: dropped, with a note. */
+/* Without a latency histogram from any host the quantiles are dropped, with a note. */
 static void drop_quantiles(struct sl_comparison *c)
 {
 	size_t n = 0;
@@ -394,8 +439,8 @@ static void drop_quantiles(struct sl_comparison *c)
 	}
 	c->nr_findings = n;
 	if (dropped)
-		sl_cmp_note(c, "latency quantiles not compared: /metrics exports no latency "
-			       "histogram");
+		sl_cmp_note(c, "latency quantiles not compared: no host exports "
+			       "schedlens_wakeup_latency_seconds");
 }
 
 static int check_input(const struct sl_fleet_opts *f)
@@ -463,7 +508,11 @@ int sl_compare_prom(const struct sl_compare_opts *o, const struct sl_fleet_opts 
 		    (unsigned long long)f->step_s);
 	if ((err = sl_cmp_test(o, d, c)))
 		goto out;
-	drop_quantiles(c);
+	if (sides[0].latency && sides[1].latency)
+		sl_cmp_note(c, "latency quantiles from /metrics's histogram of two buckets an "
+			       "octave, interpolated within each bucket");
+	else
+		drop_quantiles(c);
 	*ret = c;
 	c = NULL;
 out:

@@ -3,6 +3,7 @@
  * The log-linear latency histogram of hist.h: bucket arithmetic, exact merge, quantiles
  * and the sparse blob the windows table stores.
  */
+#include <math.h>
 #include <string.h>
 
 #include "error.h"
@@ -154,4 +155,60 @@ int sl_hist_decode(const uint8_t *buf, size_t len, struct sl_hist *h)
 		h->total += count;
 	}
 	return 0;
+}
+
+/* The coarse buckets below 32 us, where fine buckets are 1 us wide. */
+static const uint8_t coarse_linear_lo[] = { 0, 1, 2, 3, 4, 6, 8, 12, 16, 24 };
+#define COARSE_LINEAR (sizeof(coarse_linear_lo) / sizeof(coarse_linear_lo[0]))
+
+unsigned int sl_hist_coarse_lo(unsigned int i)
+{
+	if (i < COARSE_LINEAR)
+		return coarse_linear_lo[i];
+	if (i < SL_HIST_COARSE - 1) /* two per octave: sub-bucket 0 (1x) and 8 (1.5x) */
+		return SL_HIST_LINEAR + (i - COARSE_LINEAR) / 2 * SL_HIST_PER_OCTAVE +
+		       (i - COARSE_LINEAR) % 2 * (SL_HIST_PER_OCTAVE / 2);
+	return SL_HIST_OVERFLOW;
+}
+
+unsigned int sl_hist_coarse_of(unsigned int b)
+{
+	unsigned int i;
+
+	if (b >= SL_HIST_LINEAR) {
+		i = COARSE_LINEAR + (b - SL_HIST_LINEAR) / (SL_HIST_PER_OCTAVE / 2);
+		return i < SL_HIST_COARSE ? i : SL_HIST_COARSE - 1;
+	}
+	for (i = COARSE_LINEAR - 1; coarse_linear_lo[i] > b; i--)
+		;
+	return i;
+}
+
+void sl_hist_from_coarse(struct sl_hist *h, const double *coarse)
+{
+	/* the highest bucket that can hold a value: the one of 10 s */
+	unsigned int live = sl_hist_bucket(SL_HIST_MAX_US * 1000);
+
+	memset(h, 0, sizeof(*h));
+	for (unsigned int i = 0; i < SL_HIST_COARSE; i++) {
+		unsigned int lo = sl_hist_coarse_lo(i), hi, n;
+		double c = coarse[i] > 0 ? coarse[i] : 0;
+
+		if (i == SL_HIST_COARSE - 1) {
+			hi = SL_HIST_BUCKETS;
+		} else {
+			hi = sl_hist_coarse_lo(i + 1);
+			if (hi > live + 1)
+				hi = live + 1;
+		}
+		n = hi - lo;
+		/* bucket k gets round((k + 1) c / n) - round(k c / n): the sum is round(c) */
+		for (unsigned int k = 0; k < n; k++) {
+			uint64_t v =
+				(uint64_t)llround((k + 1) * c / n) - (uint64_t)llround(k * c / n);
+
+			h->counts[lo + k] += v;
+			h->total += v;
+		}
+	}
 }

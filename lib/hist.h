@@ -60,4 +60,24 @@ size_t sl_hist_encode(const struct sl_hist *h, uint8_t *buf);
 /* Decodes such a blob into h (overwritten). 0, or -SL_EPARSE with a message. */
 int sl_hist_decode(const uint8_t *buf, size_t len, struct sl_hist *h);
 
+/*
+ * A coarse layout for /metrics, where every bucket is a time series on every host: the
+ * coarse buckets start at 0, 1, 2, 3, 4, 6, 8, 12, 16 and 24 us, then at 1x and 1.5x of
+ * every octave up to 8.4 s, and the last one is the overflow (above 10 s). Each coarse
+ * boundary is a fine bucket's lower bound, so the coarse counts are exact sums of the fine
+ * ones; a coarse bucket is at most half its lower bound wide.
+ */
+#define SL_HIST_COARSE 48
+
+/* First fine bucket of coarse bucket i (i < SL_HIST_COARSE). */
+unsigned int sl_hist_coarse_lo(unsigned int i);
+/* The coarse bucket holding fine bucket b. */
+unsigned int sl_hist_coarse_of(unsigned int b);
+/*
+ * h from coarse counts (non-negative reals, such as Prometheus increases): each count,
+ * rounded, is spread evenly over the fine buckets of its coarse bucket that can hold a
+ * value, so quantiles come out interpolated within the coarse bucket.
+ */
+void sl_hist_from_coarse(struct sl_hist *h, const double *coarse);
+
 #endif

@@ -19,6 +19,8 @@ struct series {
 	uint64_t counter[SL_WIN_NR]; /* window-counters.h: those with a Prometheus name */
 	uint64_t windows;
 	uint64_t dur_ns; /* the windows' summed length: the denominator of every rate */
+	uint64_t lat[SL_HIST_COARSE]; /* wakeup latencies in hist.h's coarse buckets */
+	uint64_t lat_total;
 };
 
 #define MAX_SERIES (SL_PROM_MAX_KERNELS * (SL_PROM_MAX_GROUPS + 2))
@@ -121,6 +123,9 @@ void sl_prom_add_window(struct sl_prom *p, const char *kernel, const struct sl_w
 			s->counter[i] += SL_WIN_CVALUE(w, i);
 		s->windows++;
 		s->dur_ns += w->dur_ns;
+		for (unsigned int b = 0; b < SL_HIST_BUCKETS; b++)
+			s->lat[sl_hist_coarse_of(b)] += w->latency.counts[b];
+		s->lat_total += w->latency.total;
 	}
 	pthread_mutex_unlock(&p->lock);
 }
@@ -222,6 +227,45 @@ static void render_counters(FILE *f, struct sl_prom *p, const char *ts)
 	}
 }
 
+/*
+ * Wakeup latency as a histogram in the coarse buckets of hist.h (48 series per kernel and
+ * group, not the 337 fine ones), for series that have seen a wakeup. There is no _sum:
+ * the windows keep counts per bucket, not the latencies' total.
+ */
+static void render_latency(FILE *f, struct sl_prom *p, const char *ts)
+{
+	const char *name = "schedlens_wakeup_latency_seconds";
+	char le[32];
+
+	if (!ts)
+		family(f, name, "histogram",
+		       "Wakeup latency (sched_waking to the wakee running); bucket bounds are "
+		       "whole microseconds.");
+	for (int i = 0; i < p->nr_series; i++) {
+		const struct series *s = &p->series[i];
+		uint64_t cum = 0;
+
+		if (!s->lat_total)
+			continue;
+		for (unsigned int b = 0; b < SL_HIST_COARSE; b++) {
+			cum += s->lat[b];
+			if (b + 1 < SL_HIST_COARSE)
+				snprintf(le, sizeof(le), "%.6f",
+					 sl_hist_bucket_lo_ns(sl_hist_coarse_lo(b + 1)) / 1e9);
+			else
+				snprintf(le, sizeof(le), "+Inf");
+			fprintf(f, "%s_bucket", name);
+			labels(f, p, s, "le", le);
+			fprintf(f, " %llu", (unsigned long long)cum);
+			end_sample(f, ts);
+		}
+		fprintf(f, "%s_count", name);
+		labels(f, p, s, NULL, NULL);
+		fprintf(f, " %llu", (unsigned long long)s->lat_total);
+		end_sample(f, ts);
+	}
+}
+
 void sl_prom_render_history(struct sl_prom *p, FILE *f, uint64_t wall_ns)
 {
 	char ts[32];
@@ -230,6 +274,7 @@ void sl_prom_render_history(struct sl_prom *p, FILE *f, uint64_t wall_ns)
 		 (unsigned long long)(wall_ns / 1000000 % 1000));
 	pthread_mutex_lock(&p->lock);
 	render_counters(f, p, ts);
+	render_latency(f, p, ts);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -379,6 +424,7 @@ char *sl_prom_render(struct sl_prom *p, const json_t *findings, size_t *ret_len)
 		return NULL;
 	pthread_mutex_lock(&p->lock);
 	render_counters(f, p, NULL);
+	render_latency(f, p, NULL);
 	render_process(f, p);
 	render_findings(f, p, findings);
 	pthread_mutex_unlock(&p->lock);

@@ -27,7 +27,7 @@
 	"WHERE r.id = windows.run_id), "                                                    \
 	"(SELECT r.kernel_release " RUN_OF_W "), grp, "                                     \
 	"(SELECT r.start_wall - coalesce(r.start_ns, 0) " RUN_OF_W ") + start_ns + dur_ns " \
-	"AS end_wall, dur_ns" SL_WINDOW_COLUMNS " FROM windows WHERE dur_ns > 0 "           \
+	"AS end_wall, dur_ns" SL_WINDOW_COLUMNS ", lat_hist FROM windows WHERE dur_ns > 0 " \
 	"ORDER BY end_wall, 1"
 
 struct host_tab {
@@ -91,6 +91,9 @@ int sl_prom_history_write(struct sl_store *store, const char *host, FILE *out, s
 		w->dur_ns = (uint64_t)sqlite3_column_int64(st, c++);
 		for (int i = 0; i < SL_WIN_NR; i++)
 			SL_WIN_VALUE(w, i) = (uint64_t)sqlite3_column_int64(st, c++);
+		if ((err = sl_hist_decode(sqlite3_column_blob(st, c),
+					  (size_t)sqlite3_column_bytes(st, c), &w->latency)))
+			goto out;
 		sl_prom_add_window(p, kernel, w);
 		pending = p;
 		pending_wall = wall;

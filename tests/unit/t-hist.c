@@ -10,6 +10,78 @@
 #include "hist.h"
 #include "tap.h"
 
+/* The coarse layout of /metrics: exact fine boundaries, ordered, every live bucket covered. */
+static void coarse_layout(void)
+{
+	unsigned int live = sl_hist_bucket(10000000000ull);
+	bool order = true, cover = true, narrow = true;
+
+	is_int(sl_hist_coarse_lo(0), 0, "coarse bucket 0 starts at fine bucket 0");
+	is_int(sl_hist_coarse_lo(SL_HIST_COARSE - 1), SL_HIST_OVERFLOW,
+	       "the last coarse bucket is the overflow");
+	is_int(sl_hist_coarse_lo(SL_HIST_COARSE - 2), sl_hist_bucket(8388608000ull),
+	       "the one before it starts at 2^23 us (8.4 s)");
+	for (unsigned int i = 1; i < SL_HIST_COARSE; i++) {
+		uint64_t lo = sl_hist_bucket_lo_ns(sl_hist_coarse_lo(i - 1));
+		uint64_t hi = sl_hist_bucket_lo_ns(sl_hist_coarse_lo(i));
+
+		if (sl_hist_coarse_lo(i) <= sl_hist_coarse_lo(i - 1))
+			order = false;
+		/* at most half the lower bound wide, except the 1 us steps and 10 s */
+		if (lo >= 2000 && i < SL_HIST_COARSE - 1 && (hi - lo) * 2 > lo)
+			narrow = false;
+	}
+	for (unsigned int b = 0; b < SL_HIST_BUCKETS; b++) {
+		unsigned int i = sl_hist_coarse_of(b);
+
+		if ((b <= live || b == SL_HIST_OVERFLOW) &&
+		    (sl_hist_coarse_lo(i) > b ||
+		     (i + 1 < SL_HIST_COARSE && sl_hist_coarse_lo(i + 1) <= b))) {
+			diag("fine %u in coarse %u [%u, %u)", b, i, sl_hist_coarse_lo(i),
+			     i + 1 < SL_HIST_COARSE ? sl_hist_coarse_lo(i + 1) : 999);
+			cover = false;
+		}
+	}
+	ok(order, "coarse buckets increase");
+	ok(narrow, "coarse buckets are at most half their lower bound wide");
+	ok(cover, "every fine bucket lies in its coarse bucket");
+}
+
+/* A histogram through coarse counts: same total, quantiles within the coarse bucket. */
+static void coarse_round_trip(void)
+{
+	struct sl_hist h = { 0 }, back;
+	double coarse[SL_HIST_COARSE] = { 0 }, frac[SL_HIST_COARSE] = { 0 };
+	bool in_range = true;
+
+	for (uint64_t v = 0; v < 50000; v++)
+		sl_hist_add(&h, 3000 + v * v % 400000 * 97); /* 3 us .. 39 ms, skewed */
+	sl_hist_add(&h, 20000000000ull);
+	for (unsigned int b = 0; b < SL_HIST_BUCKETS; b++)
+		coarse[sl_hist_coarse_of(b)] += (double)h.counts[b];
+	sl_hist_from_coarse(&back, coarse);
+	is_int(back.total, h.total, "coarse round trip keeps the total");
+	is_int(back.counts[SL_HIST_OVERFLOW], 1, "and the overflow");
+	for (double q = 0.05; q < 1; q += 0.05) {
+		uint64_t a = sl_hist_quantile_ns(&h, q), b = sl_hist_quantile_ns(&back, q);
+		unsigned int ca = sl_hist_coarse_of(sl_hist_bucket(a));
+
+		if (ca != sl_hist_coarse_of(sl_hist_bucket(b))) {
+			diag("q %.2f: %llu vs %llu ns", q, (unsigned long long)a,
+			     (unsigned long long)b);
+			in_range = false;
+		}
+	}
+	ok(in_range, "every 5%% quantile stays in its coarse bucket");
+	/* Prometheus increases are reals: 2.5 events spread over 8 fine buckets are 3, not 0 */
+	frac[20] = 2.5;
+	frac[SL_HIST_COARSE - 2] = 7.4;
+	sl_hist_from_coarse(&back, frac);
+	is_int(back.total, 10, "fractional counts round per coarse bucket (3 + 7)");
+	ok(!back.counts[sl_hist_bucket(10000000000ull) + 1],
+	   "nothing lands in buckets above 10 s that never hold a value");
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -92,5 +164,7 @@ int main(void)
 	is_int(sl_hist_decode(blob, n, &back), -SL_EPARSE, "unknown version refused");
 	n = sl_hist_encode(&(struct sl_hist){ 0 }, blob);
 	is_int(n, 2, "empty histogram: 2 bytes");
+	coarse_layout();
+	coarse_round_trip();
 	return done_testing();
 }

@@ -18,6 +18,8 @@ static void window(struct sl_prom *p, const char *kernel, const char *grp, uint6
 	struct sl_window_rec w = { .dur_ns = 1000000000, .events = 10, .wakeups = wakeups };
 
 	snprintf(w.grp, sizeof(w.grp), "%s", grp);
+	for (uint64_t i = 0; i < wakeups; i++)
+		sl_hist_add(&w.latency, 1000 + i * 7000); /* 1 us, 8 us, 15 us, ... */
 	sl_prom_add_window(p, kernel, &w);
 }
 
@@ -49,10 +51,21 @@ static int distinct_label_values(const char *text, const char *name, const char 
 	return n;
 }
 
+/* Whether sample name belongs to family cur of type: itself, or a histogram's series. */
+static bool of_family(const char *name, const char *cur, const char *type)
+{
+	size_t n = strlen(cur);
+
+	if (!strcmp(name, cur))
+		return true;
+	return !strcmp(type, "histogram") && !strncmp(name, cur, n) &&
+	       (!strcmp(name + n, "_bucket") || !strcmp(name + n, "_count"));
+}
+
 /* HELP/TYPE before samples, once per family; counters end in _total; sane sample lines. */
 static void check_format(const char *text, const char *what)
 {
-	char fam[64][128] = { { 0 } }, cur[128] = "", type[32];
+	char fam[64][128] = { { 0 } }, cur[128] = "", type[32] = "";
 	int nr = 0, bad_order = 0, dup = 0, bad_counter = 0, bad_sample = 0, orphan = 0;
 	const char *line = text;
 
@@ -81,7 +94,7 @@ static void check_format(const char *text, const char *what)
 			continue;
 		}
 		sscanf(line, "%127[^{ ]", name);
-		if (strcmp(name, cur))
+		if (!of_family(name, cur, type))
 			orphan++;
 		/* name, optional {k="v",...}, one blank, a value */
 		{
@@ -125,6 +138,55 @@ static void promtool(const char *text, const char *what)
 	}
 }
 
+/* Value of the sample line that starts with prefix; -1 if none. */
+static long long sample(const char *text, const char *prefix)
+{
+	const char *l = strstr(text, prefix);
+
+	return l ? strtoll(l + strlen(prefix), NULL, 10) : -1;
+}
+
+/*
+ * The latency histogram: cumulative buckets on hist.h's coarse bounds, +Inf equal to
+ * _count, and a series only for groups that saw a wakeup.
+ */
+static void latency_histogram(void)
+{
+	struct sl_prom *p = sl_prom_new("h");
+	char *text;
+
+	window(p, "6.1.0", "pg", 3); /* 1, 8 and 15 us */
+	window(p, "6.1.0", "pg", 2); /* 1 and 8 us */
+	window(p, "6.1.0", "idle", 0);
+	text = sl_prom_render(p, NULL, NULL);
+	if (!ok(text, "latency: renders"))
+		return;
+	check_format(text, "latency");
+	ok(strstr(text, "# TYPE schedlens_wakeup_latency_seconds histogram\n"),
+	   "latency: a histogram");
+	is_int(sample(text, "schedlens_wakeup_latency_seconds_bucket{host=\"h\",kernel=\"6.1.0\","
+			    "group=\"pg\",le=\"0.000001\"} "),
+	       0, "latency: none below 1 us");
+	is_int(sample(text, "schedlens_wakeup_latency_seconds_bucket{host=\"h\",kernel=\"6.1.0\","
+			    "group=\"pg\",le=\"0.000002\"} "),
+	       2, "latency: two at 1 us");
+	is_int(sample(text, "schedlens_wakeup_latency_seconds_bucket{host=\"h\",kernel=\"6.1.0\","
+			    "group=\"pg\",le=\"0.000012\"} "),
+	       4, "latency: four below 12 us (the 8 us ones)");
+	is_int(sample(text, "schedlens_wakeup_latency_seconds_bucket{host=\"h\",kernel=\"6.1.0\","
+			    "group=\"pg\",le=\"+Inf\"} "),
+	       5, "latency: +Inf counts all five");
+	is_int(sample(text, "schedlens_wakeup_latency_seconds_count{host=\"h\",kernel=\"6.1.0\","
+			    "group=\"pg\"} "),
+	       5, "latency: _count is +Inf's");
+	is_int(distinct_label_values(text, "schedlens_wakeup_latency_seconds_bucket", "le"),
+	       SL_HIST_COARSE, "latency: %d buckets", SL_HIST_COARSE);
+	ok(!strstr(text, "group=\"idle\",le="), "latency: no series for a group without wakeups");
+	promtool(text, "latency");
+	free(text);
+	sl_prom_free(p);
+}
+
 int main(void)
 {
 	struct sl_prom *p = sl_prom_new("host\"with\\odd\nname");
@@ -144,6 +206,7 @@ int main(void)
 	sl_prom_escape(buf, sizeof(buf), "");
 	is_str(buf, "", "escape: empty");
 
+	latency_histogram();
 	ok(p, "new");
 	text = sl_prom_render(p, NULL, &len);
 	ok(text && len == strlen(text), "an empty exposition renders");
