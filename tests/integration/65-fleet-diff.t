@@ -76,12 +76,31 @@ ok "export --format openmetrics: six files ending in # EOF" \
 	'for i in 0 1 2 3 4 5; do [ "$(tail -1 "$tmp/h$i.om")" = "# EOF" ] || exit 1; done'
 ok "export: every sample has its host label and a timestamp" \
 	'! grep -v "^#" "$tmp/h0.om" | grep -qv "host=\"fleet-a1\",kernel=\"6.1-fleet\".* [0-9]*\.[0-9]\{3\}$"'
-mkdir "$tmp/tsdb"
+
+# --- six more hosts from real lab runs (tests/fixtures/README-lab-pgbench.md): pgbench on
+# Debian's 6.1 and 6.12 cloud kernels, three runs each, one run per host
+lab_runs=(1 6 11 2 7 12)
+xz -dc "$SL_SRC/tests/fixtures/lab-pgbench.db.xz" >"$tmp/lab.db"
 for i in 0 1 2 3 4 5; do
-	promtool tsdb create-blocks-from openmetrics "$tmp/h$i.om" "$tmp/tsdb" >>"$tmp/backfill.log" 2>&1 ||
+	h=lab-a$((i + 1))
+	[ $i -ge 3 ] && h=lab-b$((i - 2))
+	cp "$tmp/lab.db" "$tmp/lab$i.db"
+	"$SL" delete --db "$tmp/lab$i.db" $(printf '%s\n' "${lab_runs[@]}" | grep -vx "${lab_runs[$i]}") \
+		>>"$tmp/lab.log" 2>&1 &&
+		sqlite3 "$tmp/lab$i.db" "update hosts set hostname = '$h'" &&
+		"$SL" export --format openmetrics -d "$tmp/lab$i.db" -o "$tmp/lab$i.om" \
+			>>"$tmp/lab.log" 2>&1 || break
+done
+ok "six lab hosts, one run each, exported" \
+	'for i in 0 1 2 3 4 5; do [ "$(tail -1 "$tmp/lab$i.om")" = "# EOF" ] || exit 1; done' ||
+	sed 's/^/# /' "$tmp/lab.log"
+
+mkdir "$tmp/tsdb"
+for f in "$tmp"/h[0-5].om "$tmp"/lab[0-5].om; do
+	promtool tsdb create-blocks-from openmetrics "$f" "$tmp/tsdb" >>"$tmp/backfill.log" 2>&1 ||
 		break
 done
-ok "promtool backfilled six blocks" '[ "$(ls -d "$tmp"/tsdb/01* | wc -l)" = 6 ]' ||
+ok "promtool backfilled the twelve hosts' history" '[ "$(ls -d "$tmp"/tsdb/01* | wc -l)" -ge 12 ]' ||
 	{ sed 's/^/# /' "$tmp/backfill.log"; exit 1; }
 
 # --- six daemons serving the databases, and Prometheus scraping them
@@ -179,6 +198,42 @@ sed -n '1,3p;/^note/p;/^verdict/p' "$tmp/fleet.txt" | sed 's/^/# /'
 ok "table: hosts and steps, and the notes on fleet mode" \
 	'grep -q "^baseline: *kernel=\"6.1-fleet\" hosts=fleet-a1,fleet-a2,fleet-a3 (3 hosts, [0-9]* steps)" "$tmp/fleet.txt" &&
 	 grep -q "^note: latency quantiles from /metrics" "$tmp/fleet.txt" && grep -q "^verdict: " "$tmp/fleet.txt"'
+
+# --- the lab hosts: real pgbench runs, 1 s windows stamped 2026-12-04 19:05-19:28 UTC. A
+# step must hold several samples (docs/fleet.md), so 3 s steps here.
+k61=6.1.0-50-cloud-amd64 k612=6.12.117+deb13-cloud-amd64
+"$SL" diff --db "$tmp/lab.db" --baseline $k61 --candidate $k612 --no-store --json \
+	>"$tmp/lab-local.json" 2>"$tmp/lab-local.err"
+llrc=$?
+"$SL" diff --prometheus "$prom" --baseline "kernel=\"$k61\"" --candidate "kernel=\"$k612\"" \
+	--range 30m --step 3s --end 1796412500 --json >"$tmp/lab-fleet.json" 2>"$tmp/lab-fleet.err"
+lfrc=$?
+sed 's/^/# /' "$tmp/lab-fleet.err"
+ok "lab runs: fleet diff exits as the local diff ($lfrc = $llrc)" '[ $lfrc = $llrc ]'
+python3 - "$tmp/lab-local.json" "$tmp/lab-fleet.json" "$tmp/metrics.json" >"$tmp/lab-cmp.out" <<'PY'
+import json, sys
+loc, fl, mt = (json.load(open(p)) for p in sys.argv[1:4])
+heads = {m["name"] for m in mt["metrics"] if m["headline"]}
+print("local:", loc["summary"])
+print("fleet:", fl["summary"])
+print("verdicts", loc["verdict"], fl["verdict"])
+print("units", *(s["units"] for s in (loc["baseline"], loc["candidate"], fl["baseline"], fl["candidate"])))
+def headline(c):
+    return {(f["group"], f["metric"]): f for f in c["findings"]
+            if f["group"] in ("*", "postgres") and f["metric"] in heads}
+l, f = headline(loc), headline(fl)
+for k in sorted(l):
+    g = f.get(k, {"verdict": "-", "baseline": 0, "candidate": 0})
+    print("metric", k[0], k[1], l[k]["verdict"], g["verdict"],
+          "# local %.4g -> %.4g, fleet %.4g -> %.4g" %
+          (l[k]["baseline"] or 0, l[k]["candidate"] or 0, g["baseline"] or 0, g["candidate"] or 0))
+PY
+sed 's/^/# /' "$tmp/lab-cmp.out"
+ok "lab runs: same overall verdict" 'grep -q "^verdicts \([a-z_]*\) \1$" "$tmp/lab-cmp.out"'
+ok "lab runs: hosts serve as units: 3 and 3" 'grep -q "^units 3 3 3 3$" "$tmp/lab-cmp.out"'
+ok "lab runs: every headline metric of all tasks and of postgres has the local verdict" \
+	'[ "$(grep -c "^metric " "$tmp/lab-cmp.out")" -ge 12 ] &&
+	 ! grep "^metric " "$tmp/lab-cmp.out" | grep -qv "^metric [^ ]* [a-z_0-9]* \([a-z_]*\) \1 #"'
 
 "$SL" diff --prometheus "$prom/" --baseline 'kernel="6.1-fleet"' --candidate 'kernel="6.12-fleet"' \
 	-g '*' --range 10m --step 1s --end "$(date +%s)" --json >"$tmp/star.json" 2>"$tmp/star.err"
