@@ -225,6 +225,9 @@ ok "recording rule kernel:schedlens_wakeups:rate5m > 0 ($val)" \
 val=$(promql 'kernel:schedlens_missed_idle:ratio_rate5m')
 ok "recording rule kernel:schedlens_missed_idle:ratio_rate5m in [0, 1] ($val)" \
 	"python3 -c \"import sys; sys.exit(0 if '$val' != 'none' and 0 <= float('$val') <= 1 else 1)\""
+val=$(promql 'kernel:schedlens_wakeup_latency_seconds:p99_rate5m')
+ok "recording rule kernel:schedlens_wakeup_latency_seconds:p99_rate5m in (0, 10] s ($val)" \
+	"python3 -c \"import sys; sys.exit(0 if '$val' != 'none' and 0 < float('$val') <= 10 else 1)\""
 # the alert's expression without its threshold: both gauges join on their labels
 val=$(promql 'schedlens_db_bytes / (schedlens_db_limit_bytes > 0)')
 ok "the database's share of its cap evaluates, in (0, 0.9] ($val)" \
