@@ -16,15 +16,42 @@
 #include "builtin.h"
 #include "error.h"
 #include "export-text.h"
+#include "parse-num.h"
 #include "prom-history.h"
 
 static const char usage_text[] =
-	"schedlens export RUN --format text -d DB [-o FILE]\n"
+	"schedlens export RUN --format text -d DB [--from SECONDS] [--to SECONDS] [-o FILE]\n"
 	"schedlens export --format openmetrics [--host H] -d DB [-o FILE]\n"
 	"  RUN            the run id ('schedlens import' and 'record -o' print it)\n"
 	"  -d, --db DB    the database holding the run\n"
+	"  --from, --to   text: only the events at SECONDS (the trace clock, as the text's\n"
+	"                 TIMESTAMP column shows it, e.g. 8523.5) and later, and before\n"
 	"  --host H       openmetrics: the host label (default: each run's hostname)\n"
+	"                 --to's SECONDS: a slice for trace-cmd, KernelShark or Perfetto\n"
 	"  -o FILE        write there instead of standard output";
+
+/* "SECONDS[.FRACTION]" on the trace clock, exactly, in ns (up to 9 fraction digits). */
+static int trace_time(const char *opt, const char *s, uint64_t *ns)
+{
+	uint64_t sec, frac = 0, scale = 1000000000;
+	const char *p;
+
+	if (sl_parse_u64_prefix(s, &sec, &p) < 0 || sec > UINT64_MAX / 1000000000 - 1)
+		goto bad;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9' && scale > 1; p++) {
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+	}
+	if (*p)
+		goto bad;
+	*ns = sec * 1000000000 + frac;
+	return 0;
+bad:
+	return cli_usage_error("export", "%s '%s': seconds on the trace clock, e.g. 8523.5", opt,
+			       s);
+}
 
 /* Every run's windows as /metrics history (docs/fleet.md). */
 static int export_openmetrics(const char *db, const char *host, const char *path)
@@ -60,10 +87,14 @@ int cmd_export(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "host", required_argument, NULL, 'H' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db = NULL, *path = NULL, *format = "text", *host = NULL;
+	struct sl_export_slice slice = { 0 };
+	bool sliced = false;
 	struct sl_export_stats st;
 	FILE *out = stdout;
 	int64_t run;
@@ -83,6 +114,13 @@ int cmd_export(int argc, char **argv)
 		case 'H':
 			host = optarg;
 			break;
+		case 'F':
+		case 'T':
+			if (trace_time(c == 'F' ? "--from" : "--to", optarg,
+				       c == 'F' ? &slice.from_ns : &slice.to_ns))
+				return EXIT_USAGE;
+			sliced = true;
+			break;
 		case 'h':
 			return cli_help(usage_text);
 		default:
@@ -90,7 +128,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!strcmp(format, "openmetrics")) {
-		if (optind != argc || !db)
+		if (optind != argc || !db || sliced)
 			return cli_usage(usage_text);
 		return export_openmetrics(db, host, path);
 	}
@@ -101,9 +139,11 @@ int cmd_export(int argc, char **argv)
 			"export", "unsupported --format '%s' ('text' or 'openmetrics')", format);
 	if (cli_i64("export", "RUN", argv[optind], 1, INT64_MAX, &run))
 		return EXIT_USAGE;
+	if (slice.to_ns && slice.to_ns <= slice.from_ns)
+		return cli_usage_error("export", "--to must be later than --from");
 	if (path && !(out = fopen(path, "we")))
 		return cli_error("cannot create '%s': %s", path, strerror(errno));
-	r = sl_export_text(db, run, out, &st);
+	r = sl_export_text_slice(db, run, sliced ? &slice : NULL, out, &st);
 	if (path && fclose(out) && r >= 0)
 		r = sl_error(-EIO, "cannot write '%s'", path);
 	if (r < 0)

@@ -12,10 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "api-events.h"
 #include "api-web.h"
 #include "compare.h"
 #include "daemon.h"
 #include "error.h"
+#include "export-text.h"
 #include "http.h"
 #include "version.h"
 #include "web-assets.h"
@@ -441,6 +443,84 @@ static void get_lhp(struct sd_daemon *d, const struct sl_http_req *req, struct s
 	reply_json(resp, err, j);
 }
 
+/* The wakeups behind a finding: group, time range, worst first (api-events.h). */
+static void get_wakeups(struct sd_daemon *d, const struct sl_http_req *req,
+			struct sl_http_resp *resp, int64_t id)
+{
+	static const char *const wargs[] = { "group", "from", "to", "order", "limit", NULL };
+	struct sl_api_wakeup_query q = { .group = sl_http_query(req, "group") };
+	const char *order = sl_http_query(req, "order");
+	uint64_t limit = 50;
+	struct sl_store *store;
+	json_t *j = NULL;
+	int err, o = order ? sl_api_wakeup_order(order) : SL_WAKEUPS_LATENCY;
+
+	if (!only_args(req, resp, wargs) || !group_arg(resp, q.group) ||
+	    !arg_u64(req, resp, "from", 0, INT64_MAX, &q.from_ns) ||
+	    !arg_u64(req, resp, "to", 1, INT64_MAX, &q.to_ns) ||
+	    !arg_u64(req, resp, "limit", 1, 1000, &limit))
+		return;
+	if (o < 0) {
+		sl_http_error(resp, 400, "'order' must be latency, missed or time");
+		return;
+	}
+	if (q.to_ns && q.to_ns <= q.from_ns) {
+		sl_http_error(resp, 400, "'to' must be greater than 'from'");
+		return;
+	}
+	if (!(store = thread_store(d, resp)))
+		return;
+	q.order = (enum sl_api_wakeup_order)o;
+	q.limit = (int)limit;
+	err = sl_api_wakeups(store, id, &q, &j);
+	reply_json(resp, err, j);
+}
+
+/*
+ * A slice of the run as ftrace text (export-text.h), for trace-cmd, KernelShark or
+ * Perfetto. Built in memory, so it is capped: past TRACE_MAX_LINES the answer is 413.
+ */
+#define TRACE_MAX_LINES 200000
+
+static void get_trace(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
+		      int64_t id)
+{
+	static const char *const targs[] = { "from", "to", NULL };
+	struct sl_export_slice slice = { .max_lines = TRACE_MAX_LINES };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if (!only_args(req, resp, targs) ||
+	    !arg_u64(req, resp, "from", 0, INT64_MAX, &slice.from_ns) ||
+	    !arg_u64(req, resp, "to", 1, INT64_MAX, &slice.to_ns))
+		return;
+	if (slice.to_ns && slice.to_ns <= slice.from_ns) {
+		sl_http_error(resp, 400, "'to' must be greater than 'from'");
+		return;
+	}
+	if (!(f = open_memstream(&text, &len))) {
+		sl_http_error(resp, 500, "out of memory");
+		return;
+	}
+	err = sl_export_text_slice(d->cfg.db, id, &slice, f, NULL);
+	if (fclose(f) && err >= 0)
+		err = sl_error(-ENOMEM, "out of memory");
+	if (err < 0) {
+		free(text);
+		if (err == -E2BIG)
+			sl_http_error(resp, 413, "%s", sl_errmsg(err));
+		else
+			lib_error(resp, err);
+		return;
+	}
+	resp->body = text;
+	resp->len = len;
+	resp->free_body = true;
+	resp->content_type = "text/plain; charset=utf-8";
+}
+
 /* /api/v1/runs/ID and below, by what follows the id ("" for the run itself). */
 static const struct {
 	const char *sub;
@@ -453,6 +533,8 @@ static const struct {
 	{ "/cpus", get_cpus },
 	{ "/latency", get_latency },
 	{ "/lhp", get_lhp },
+	{ "/wakeups", get_wakeups },
+	{ "/trace", get_trace },
 };
 
 static void run_route(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,

@@ -59,7 +59,20 @@ struct exp {
 	size_t nr_keys;
 	char (*cur)[SL_COMM_LEN]; /* pid -> comm at this point of the replay */
 	size_t nr_cur;
+	struct sl_export_slice slice; /* what is printed; to_ns UINT64_MAX: to the end */
 };
+
+/* Whether an event at ts is printed: inside the slice. */
+static bool in_slice(const struct exp *x, uint64_t ts)
+{
+	return ts >= x->slice.from_ns && ts < x->slice.to_ns;
+}
+
+/* Whether the slice's line budget is spent (the caller stops with -E2BIG). */
+static bool over_budget(const struct exp *x, const struct sl_export_stats *st)
+{
+	return x->slice.max_lines && st->lines >= x->slice.max_lines;
+}
 
 static struct item *add(struct exp *x, uint16_t type, uint64_t ts, int cpu, uint8_t order)
 {
@@ -618,7 +631,7 @@ static void fill_comms(struct exp *x, struct sl_event *ev)
  * Merges the facts with the switches rebuilt from slices. At one timestamp the facts hold
  * their events' positions (seq); a rebuilt switch takes the first position no fact holds.
  */
-static void write_facts_run(struct exp *x, FILE *out, struct sl_export_stats *st)
+static int write_facts_run(struct exp *x, FILE *out, struct sl_export_stats *st)
 {
 	size_t fi = 0, di = 0;
 	uint64_t ts = 0, pos = 0;
@@ -655,6 +668,10 @@ static void write_facts_run(struct exp *x, FILE *out, struct sl_export_stats *st
 		if (ev->type == SL_FACT_RUNNING)
 			continue;
 		pos++;
+		if (!in_slice(x, ev->ts_ns))
+			continue;
+		if (over_budget(x, st))
+			return -E2BIG;
 		if (ev->type == SL_EV_LOST) {
 			fprintf(out, "CPU:%u [LOST %" PRIu64 " EVENTS]\n", ev->cpu, ev->lost.count);
 			st->lines++;
@@ -670,9 +687,16 @@ static void write_facts_run(struct exp *x, FILE *out, struct sl_export_stats *st
 		print_event(x, ev, out);
 		st->lines++;
 	}
+	return 0;
 }
 
 int sl_export_text(const char *db_path, int64_t run_id, FILE *out, struct sl_export_stats *stats)
+{
+	return sl_export_text_slice(db_path, run_id, NULL, out, stats);
+}
+
+int sl_export_text_slice(const char *db_path, int64_t run_id, const struct sl_export_slice *slice,
+			 FILE *out, struct sl_export_stats *stats)
 {
 	struct sl_export_stats st = { 0 };
 	struct exp *x = calloc(1, sizeof(*x));
@@ -683,6 +707,12 @@ int sl_export_text(const char *db_path, int64_t run_id, FILE *out, struct sl_exp
 	if (!x)
 		return -ENOMEM;
 	x->run_id = run_id;
+	x->slice.to_ns = UINT64_MAX;
+	if (slice) {
+		x->slice = *slice;
+		if (!x->slice.to_ns)
+			x->slice.to_ns = UINT64_MAX;
+	}
 	err = sl_store_open(db_path, SL_STORE_RDONLY, &store);
 	if (err < 0) {
 		free(x);
@@ -701,14 +731,17 @@ int sl_export_text(const char *db_path, int64_t run_id, FILE *out, struct sl_exp
 
 	fprintf(out, "# tracer: nop\n#\n# schedlens export of run %lld from '%s'\n",
 		(long long)run_id, db_path);
+	if (slice)
+		fprintf(out, "# slice: events at %llu ns and later, before %llu ns\n",
+			(unsigned long long)x->slice.from_ns, (unsigned long long)x->slice.to_ns);
 	for (size_t pid = 0; pid < x->nr_tasks; pid++)
 		if (x->tasks[pid].comm[0] && x->tasks[pid].tgid >= 0)
 			fprintf(out, "# tgid %zu %d\n", pid, x->tasks[pid].tgid);
 	fprintf(out, "#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 		     "#              | |         |   |||||     |         |\n");
 	if (x->has_facts)
-		write_facts_run(x, out, &st);
-	for (size_t i = 0; i < x->n && !x->has_facts; i++) {
+		err = write_facts_run(x, out, &st);
+	for (size_t i = 0; i < x->n && !x->has_facts && !err; i++) {
 		struct sl_event *ev = &x->items[i].ev;
 
 		if (!ev->type)
@@ -716,18 +749,31 @@ int sl_export_text(const char *db_path, int64_t run_id, FILE *out, struct sl_exp
 		if (ev->type == SL_EV_SWITCH) {
 			ev->common_pid = ev->sw.prev_pid;
 			curr[ev->cpu] = ev->sw.next_pid;
-			st.switches++;
 		} else if (ev->common_pid < 0) {
 			ev->common_pid = curr[ev->cpu];
 		}
+		if (!in_slice(x, ev->ts_ns))
+			continue;
+		if (over_budget(x, &st)) {
+			err = -E2BIG;
+			break;
+		}
+		st.switches += ev->type == SL_EV_SWITCH;
 		st.wakings += ev->type == SL_EV_WAKING;
 		st.wakeups += ev->type == SL_EV_WAKEUP || ev->type == SL_EV_WAKEUP_NEW;
 		st.migrations += ev->type == SL_EV_MIGRATE;
 		print_event(x, ev, out);
 		st.lines++;
 	}
+	if (err == -E2BIG) {
+		err = sl_error(-E2BIG, "the slice has more than %llu lines: narrow it",
+			       (unsigned long long)x->slice.max_lines);
+		goto out;
+	}
 	if (x->end_ns > 0)
-		fprintf(out, "# schedlens end_ns %lld\n", (long long)x->end_ns);
+		fprintf(out, "# schedlens end_ns %lld\n",
+			(long long)((uint64_t)x->end_ns < x->slice.to_ns ? (uint64_t)x->end_ns :
+									   x->slice.to_ns));
 	if (fflush(out) || ferror(out))
 		err = sl_error(-EIO, "export: write error");
 out:

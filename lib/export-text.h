@@ -41,4 +41,20 @@ struct sl_export_stats {
  */
 int sl_export_text(const char *db_path, int64_t run_id, FILE *out, struct sl_export_stats *stats);
 
+/*
+ * A slice of a run: only the events with from_ns <= timestamp < to_ns (trace clock, as
+ * the windows' start_ns), for a look at them in trace-cmd, KernelShark or Perfetto. The
+ * whole run is replayed so that comms and the running tasks are right at from_ns; a
+ * re-import of a slice starts with tasks it never saw switched in, so its first records
+ * are not the run's. The "# schedlens end_ns" line says to_ns when the run went on.
+ */
+struct sl_export_slice {
+	uint64_t from_ns;
+	uint64_t to_ns; /* 0: the run's end */
+	uint64_t max_lines; /* 0: no limit; past it the export stops with -E2BIG */
+};
+
+int sl_export_text_slice(const char *db_path, int64_t run_id, const struct sl_export_slice *slice,
+			 FILE *out, struct sl_export_stats *stats);
+
 #endif

@@ -186,5 +186,5 @@ ok "every slow connection closed by the 2 s header deadline ($alive still open)"
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base/api/v1/status")
 ok "the daemon serves normally afterwards ($code)" '[ "$code" = 200 ] && kill -0 "$dpid"'
 stop
-[ $fail = 0 ] || { sed 's/^/# /' "$tmp/d.err" | tail -20; cat "$tmp/slow.out" | sed 's/^/# /'; }
-exit $fail
+[ $_tap_fail = 0 ] || { sed 's/^/# /' "$tmp/d.err" | tail -20; cat "$tmp/slow.out" | sed 's/^/# /'; }
+exit $_tap_fail

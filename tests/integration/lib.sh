@@ -14,37 +14,37 @@
 #   skip NAME REASON      one check that cannot mean anything here: "ok N - NAME # SKIP REASON"
 #   skip_all REASON       the whole test cannot run here (prints "1..0 # SKIP REASON")
 #   done_testing          prints the plan "1..N" and exits 1 if any check failed
-n=0
-fail=0
+_tap_n=0
+_tap_fail=0
 
 # Sets $? for the CHECK that follows.
 _tap_status() { return "$1"; }
 
 ok() {
 	local _tap_rc=$?
-	n=$((n + 1))
+	_tap_n=$((_tap_n + 1))
 	if _tap_status "$_tap_rc"; eval "$2"; then
-		echo "ok $n - $1"
+		echo "ok $_tap_n - $1"
 		return 0
 	fi
-	echo "not ok $n - $1"
-	fail=1
+	echo "not ok $_tap_n - $1"
+	_tap_fail=1
 	return 1
 }
 
 todo() {
 	local _tap_rc=$?
-	n=$((n + 1))
+	_tap_n=$((_tap_n + 1))
 	if _tap_status "$_tap_rc"; eval "$3"; then
-		echo "ok $n - $2 # TODO $1"
+		echo "ok $_tap_n - $2 # TODO $1"
 	else
-		echo "not ok $n - $2 # TODO $1"
+		echo "not ok $_tap_n - $2 # TODO $1"
 	fi
 }
 
 skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - $1 # SKIP $2"
 }
 
 skip_all() {
@@ -53,7 +53,7 @@ skip_all() {
 }
 
 done_testing() {
-	echo "1..$n"
-	exit "$fail"
+	echo "1..$_tap_n"
+	exit "$_tap_fail"
 }
 
