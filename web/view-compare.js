@@ -231,7 +231,7 @@
         return [SL.scroll(h('table', { class: 'policy' },
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Policy'), SIDES.map((s) => h('th', { scope: 'col' }, s)))),
           h('tbody', {}, rows.map(([p, v]) => h('tr', {}, h('th', { scope: 'row' }, p.replace('_', ' ')),
-            v.map((x, i) => h('td', { class: 'num' }, h('span', { class: 'bar', style: `width:${(x || 0) * 0.8}px;background:${SL.SIDE_COLOURS[SIDES[i]]}` }), ' ', SL.pct(x)))))), 'policy fingerprint')),
+            v.map((x, i) => h('td', { class: 'num' }, h('span', { class: 'bar', style: `width:${(x || 0) * 0.8}px;background:${SL.SIDE_COLOURS[SIDES[i]]}` }), ' ', SL.pct(x))))))), 'policy fingerprint'),
         h('p', { class: 'muted' }, 'Share of wakeups (with known state) where each textbook policy would have chosen the CPU the kernel chose.')];
       })),
       SL.section(timeBox, 'windows', () => overTime(runs, group, params, range, signal)),

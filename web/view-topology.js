@@ -98,7 +98,7 @@
     // bands under the line: the minutes counted (lighter) and the range asked for
     const bands = SL.hasRange(range) ? [counted && { ...counted, cls: 'band-counted' }, { ...range, cls: 'band-range' }].filter(Boolean) : [];
     const fig = SL.lineChart([{ name: 'wakeups per second, all tasks', colour: '#0072B2', points: pts }],
-      { height: 120, width: 1100, yFmt: (v, d) => (Math.abs(v) >= 1e4 ? SL.num(v / 1e3, d) + ' k' : SL.num(v, d)), title: 'wakeups over the run',
+      { height: 130, width: 900, xDomain: secs ? [0, secs] : undefined, yFmt: (v, d) => (Math.abs(v) >= 1e4 ? SL.num(v / 1e3, d) + ' k' : SL.num(v, d)), title: 'wakeups over the run',
         yLabel: 'wakeups per second over the run: drag across to pick a range', onBrush: (a, b) => go({ from: a, to: b }), live, bands });
     return [fig, live];
   }

@@ -508,11 +508,15 @@ async function noOverflow(p, name) {
     wide: [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-scroll, .pkg-box'))
       .map((e) => e.tagName + '.' + e.className).slice(0, 5),
     loose: [...document.querySelectorAll('main table:not(.barlist)')].filter((t) => !t.parentElement.classList.contains('table-scroll')).length,
+    // a scroller holds its table and nothing else; a table holds no stray text
+    odd: [...document.querySelectorAll('.table-scroll')].filter((d) => d.childNodes.length !== 1 || d.getAttribute('aria-label') === 'table').length +
+      [...document.querySelectorAll('main table')].filter((t) => [...t.childNodes].some((n) => !/^(THEAD|TBODY|CAPTION)$/.test(n.nodeName))).length,
     scrollers: [...document.querySelectorAll('.table-scroll')].map((d) => ({ scrolls: d.scrollWidth > d.clientWidth + 1, tab: d.getAttribute('tabindex') })),
   }));
   assert.ok(r.page <= r.win, `${name}: the page is ${r.page} px wide in ${r.win}`);
   assert.deepEqual(r.wide, [], `${name}: elements past the right edge`);
   assert.equal(r.loose, 0, `${name}: every table in its own scroller`);
+  assert.equal(r.odd, 0, `${name}: scrollers hold one labelled table, tables no stray nodes`);
   for (const s of r.scrollers) assert.equal(s.tab, s.scrolls ? '0' : null, `${name}: a scroller is a tab stop iff it scrolls`);
   return r;
 }
@@ -530,10 +534,14 @@ test('800 px wide: no view overflows the page; wide tables scroll inside their o
     await open('#/runs', 'runs-800-scroll');
     const box = page.locator('.table-scroll[tabindex="0"]').first();
     await box.focus();
-    await page.keyboard.press('End');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    assert.ok(await box.evaluate((d) => d.scrollLeft) > 0, 'scrolled by the keyboard');
+    // keyboard scrolling may be animated: wait for it to move rather than sleep
+    await box.evaluate((d) => new Promise((ok, fail) => {
+      const t0 = Date.now();
+      const poll = () => (d.scrollLeft > 0 ? ok() : Date.now() - t0 > 10000 ? fail(new Error('not scrolled by the keyboard')) : requestAnimationFrame(poll));
+      poll();
+    }));
   } finally {
     await page.setViewportSize({ width: 1280, height: 800 });
   }
