@@ -8,7 +8,8 @@
 # schedlensd --no-record on a free loopback port (it serves the database and records
 # nothing of this machine), and runs tests/browser/dashboard.test.mjs (Debian's chromium,
 # headless, playwright-core), also against a second server with --token-file (the page
-# asks for the token once). Screenshots go to $SL_BUILD/artefacts/dashboard.
+# asks for the token once; the range views at 800 px work with it). Screenshots go to
+# $SL_BUILD/artefacts/dashboard.
 set -u
 B=${SL_BUILD:?}
 S=${SL_SRC:?}
