@@ -156,8 +156,14 @@
           svg.appendChild(s('circle', { cx: X(x), cy: Y(y), r: 2.5, fill: se.colour },
             s('title', {}, `${se.name}: ${pointFmt(y)} at ${xfmt(x)}`)));
     }
+    // each series' value nearest to time x, for the crosshair's readout
+    const valuesAt = (x) => series.map((se) => {
+      let best = null;
+      for (const p of se.points) if (ok(p[1]) && (!best || Math.abs(p[0] - x) < Math.abs(best[0] - x))) best = p;
+      return { name: se.name, colour: se.colour, text: best ? pointFmt(best[1]) : '–' };
+    });
     if (opts.onBrush || opts.group)
-      SL.timeInteract(svg, { W, H, L, R, T, B, x0, x1, X, fmt: xfmt }, opts);
+      SL.timeInteract(svg, { W, H, L, R, T, B, x0, x1, X, fmt: xfmt, valuesAt }, opts);
     return SL.h('figure', { class: 'fig' }, opts.yLabel ? SL.h('figcaption', {}, opts.yLabel) : null, svg,
       legend(series.map((se) => ({ name: se.name, colour: se.colour, dash: se.dash }))));
   };

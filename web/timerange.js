@@ -87,8 +87,16 @@
     return m ? p.matrixTransform(m.inverse()) : { x: 0, y: 0 };
   }
 
-  // Brush, crosshair and keyboard on a time chart. g: {W, H, L, R, T, B, x0, x1, X, fmt}
-  // (plot box, data domain, data -> svg x, x label). opts.onBrush(a, b) gets a domain range;
+  // The pointed chart's values at x in the shared tooltip (g.valuesAt: [{name, colour, text}])
+  const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+  function readout(svg, g, x) {
+    if (!g.valuesAt || x === null) { SL.tip(null); return; }
+    SL.tip({ target: svg }, `<strong>${esc(g.fmt(x))}</strong>` + g.valuesAt(x).map((v) =>
+      `<br><span class="swatch" style="--c:${esc(v.colour)}"></span>${esc(v.name)}: ${esc(v.text)}`).join(''));
+  }
+
+  // Brush, crosshair and keyboard on a time chart. g: {W, H, L, R, T, B, x0, x1, X, fmt,
+  // valuesAt} (plot box, data domain, data -> svg x, x label, the values at x if any). opts.onBrush(a, b) gets a domain range;
   // opts.group is a SL.timeGroup. Keyboard: ← → move the cursor (Shift: 10 times farther),
   // Enter or Space marks one end then zooms to the other, Escape cancels.
   SL.timeInteract = function timeInteract(svg, g, opts) {
@@ -130,9 +138,10 @@
     svg.addEventListener('pointermove', (e) => {
       const x = inv(toSvg(svg, e).x);
       group.show(x);
+      readout(svg, g, x);
       if (anchor !== null) drawBand(anchor, x);
     });
-    svg.addEventListener('pointerleave', () => { if (anchor === null) group.show(null); });
+    svg.addEventListener('pointerleave', () => { if (anchor === null) group.show(null); SL.tip(null); });
     if (opts.onBrush) {
       svg.addEventListener('pointerdown', (e) => {
         if (e.button !== 0) return;
@@ -158,14 +167,16 @@
     svg.addEventListener('focus', () => {
       if (cursor === null) cursor = x0;
       group.show(cursor);
+      readout(svg, g, cursor);
       say(`cursor at ${g.fmt(cursor)}` + (opts.onBrush ? '; Enter marks the start of a range' : ''));
     });
-    svg.addEventListener('blur', () => { group.show(null); anchor = null; drawBand(null); });
+    svg.addEventListener('blur', () => { group.show(null); SL.tip(null); anchor = null; drawBand(null); });
     svg.addEventListener('keydown', (e) => {
       const step = ((x1 - x0) / 50) * (e.shiftKey ? 10 : 1);
       if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
         cursor = Math.min(Math.max((cursor === null ? x0 : cursor) + (e.key === 'ArrowLeft' ? -step : step), x0), x1);
         group.show(cursor);
+        readout(svg, g, cursor);
         if (anchor !== null) drawBand(anchor, cursor);
         say(`cursor at ${g.fmt(cursor)}`);
       } else if ((e.key === 'Enter' || e.key === ' ') && opts.onBrush) {

@@ -97,7 +97,9 @@
     const lhp = mk(metric('lhp_cost'));
     const go = (r) => SL.go('compare', { ...params, ...SL.rangeParams(r) });
     const all = SIDES.flatMap((s) => runs[s]);
-    const xDomain = SL.hasRange(range) ? [range.from || 0, range.to !== null ? range.to : Math.max(...all.map((r) => SL.runSeconds(r) || 0))] : undefined;
+    // the axis: the range, or 0 s to the longest run's end (not the first window's start)
+    const longest = Math.max(...all.map((r) => SL.runSeconds(r) || 0));
+    const xDomain = SL.hasRange(range) ? [range.from || 0, range.to !== null ? range.to : longest] : longest > 0 ? [0, longest] : undefined;
     const live = h('p', { class: 'sr-only', role: 'status' });
     const common = { group: SL.timeGroup(), onBrush: (a, b) => go({ from: a, to: b }), xDomain, live };
     return [

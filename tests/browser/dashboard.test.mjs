@@ -437,6 +437,9 @@ test('brush: dragging across a compare chart zooms all three to that range; a sh
   await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`, 'compare-before-brush');
   const charts = page.locator('.over-time svg.chart');
   assert.equal(await charts.count(), 3);
+  // unzoomed, each axis runs from the runs' start to the longest run's end
+  const whole = await page.$$eval('.over-time svg.chart', (svgs) => svgs.map((s) => [...s.querySelectorAll('text.x-tick')].map((t) => t.textContent)));
+  for (const x of whole) assert.deepEqual(x, ['0 s', '2 s', '4 s', '6 s', '8 s', '10 s']);
   // the crosshair: pointing at the first chart draws a line at the same time on all three
   await charts.first().scrollIntoViewIfNeeded();
   const box = await charts.first().boundingBox();
@@ -449,6 +452,11 @@ test('brush: dragging across a compare chart zooms all three to that range; a sh
   assert.equal(new Set(cross.map((c) => c.x)).size, 1, 'one x on all three');
   assert.equal(new Set(cross.map((c) => c.t)).size, 1, 'one time on all three');
   assert.match(cross[0].t, /^\d+(\.\d+)? s$/);
+  // the pointed chart reads out each run's value at that time
+  const tip = (await page.locator('#tip').innerText()).split('\n');
+  assert.equal(tip[0], cross[0].t);
+  assert.equal(tip.length, 5, tip.join(' | '));
+  for (const l of tip.slice(1)) assert.match(l, /^(baseline|candidate) #\d: \d+(\.\d+)?%$/);
   await page.screenshot({ path: `${OUT}/compare-crosshair.png` });
   await drag(charts.first(), 0.35, 0.75);
   await page.waitForFunction(() => location.hash.includes('from='));
