@@ -323,9 +323,9 @@ static int load(struct sl_store *store, int64_t id, int top, struct run_data *d)
 
 	if ((err = sl_api_run(store, id, &d->run)) || (err = sl_api_shape(store, id, &d->shape)) ||
 	    (err = sl_api_placement(store, id, &d->placement)) ||
-	    (err = sl_api_preemptions(store, id, 0, &d->preempt)) ||
+	    (err = sl_api_preemptions(store, id, 0, NULL, &d->preempt)) ||
 	    (err = sl_api_latency(store, id, NULL, &d->latency)) ||
-	    (err = sl_api_lhp(store, id, top, &d->lhp)))
+	    (err = sl_api_lhp(store, id, top, NULL, &d->lhp)))
 		return err;
 	return 0;
 }

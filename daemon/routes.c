@@ -374,19 +374,34 @@ static void get_placement(struct sd_daemon *d, const struct sl_http_req *req,
 	reply_run_json(d, req, resp, id, sl_api_placement);
 }
 
+/* 'from' and 'to' (trace-clock ns, both optional) into span: 400 unless to > from */
+static bool span_args(const struct sl_http_req *req, struct sl_http_resp *resp,
+		      struct sl_api_span *span)
+{
+	if (!arg_u64(req, resp, "from", 0, INT64_MAX, &span->from_ns) ||
+	    !arg_u64(req, resp, "to", 1, INT64_MAX, &span->to_ns))
+		return false;
+	if (span->to_ns && span->to_ns <= span->from_ns) {
+		sl_http_error(resp, 400, "'to' must be greater than 'from'");
+		return false;
+	}
+	return true;
+}
+
 static void get_preemptions(struct sd_daemon *d, const struct sl_http_req *req,
 			    struct sl_http_resp *resp, int64_t id)
 {
-	static const char *const pargs[] = { "limit", NULL };
+	static const char *const pargs[] = { "limit", "from", "to", NULL };
+	struct sl_api_span span = { 0 };
 	struct sl_store *store;
 	uint64_t limit = 100;
 	json_t *j = NULL;
 	int err;
 
 	if (!only_args(req, resp, pargs) || !arg_u64(req, resp, "limit", 0, 1000, &limit) ||
-	    !(store = thread_store(d, resp)))
+	    !span_args(req, resp, &span) || !(store = thread_store(d, resp)))
 		return;
-	err = sl_api_preemptions(store, id, limit, &j);
+	err = sl_api_preemptions(store, id, limit, &span, &j);
 	reply_json(resp, err, j);
 }
 
@@ -394,21 +409,15 @@ static void get_cpus(struct sd_daemon *d, const struct sl_http_req *req, struct 
 		     int64_t id)
 {
 	static const char *const cargs[] = { "from", "to", NULL };
+	struct sl_api_span span = { 0 };
 	struct sl_store *store;
-	uint64_t from = 0, to = 0;
 	json_t *j = NULL;
 	int err;
 
-	if (!only_args(req, resp, cargs) || !arg_u64(req, resp, "from", 0, INT64_MAX, &from) ||
-	    !arg_u64(req, resp, "to", 1, INT64_MAX, &to))
+	if (!only_args(req, resp, cargs) || !span_args(req, resp, &span) ||
+	    !(store = thread_store(d, resp)))
 		return;
-	if (to && to <= from) {
-		sl_http_error(resp, 400, "'to' must be greater than 'from'");
-		return;
-	}
-	if (!(store = thread_store(d, resp)))
-		return;
-	err = sl_api_cpus(store, id, from, to, &j);
+	err = sl_api_cpus(store, id, span.from_ns, span.to_ns, &j);
 	reply_json(resp, err, j);
 }
 
@@ -430,16 +439,17 @@ static void get_latency(struct sd_daemon *d, const struct sl_http_req *req,
 static void get_lhp(struct sd_daemon *d, const struct sl_http_req *req, struct sl_http_resp *resp,
 		    int64_t id)
 {
-	static const char *const pargs[] = { "limit", NULL };
+	static const char *const pargs[] = { "limit", "from", "to", NULL };
+	struct sl_api_span span = { 0 };
 	struct sl_store *store;
 	uint64_t limit = 50;
 	json_t *j = NULL;
 	int err;
 
 	if (!only_args(req, resp, pargs) || !arg_u64(req, resp, "limit", 1, 1000, &limit) ||
-	    !(store = thread_store(d, resp)))
+	    !span_args(req, resp, &span) || !(store = thread_store(d, resp)))
 		return;
-	err = sl_api_lhp(store, id, (int)limit, &j);
+	err = sl_api_lhp(store, id, (int)limit, &span, &j);
 	reply_json(resp, err, j);
 }
 

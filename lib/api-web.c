@@ -18,8 +18,12 @@
 #include "error.h"
 #include "hist.h"
 
-/* Runs sql with ?1, ?2, ?3 = run_id, a, b (those the statement has) into an array. */
-static int rows(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t b, json_t **ret)
+/*
+ * Runs sql with ?1, ?2, ?3, ?4 = run_id, a, b, c (those the statement has: SQLite numbers
+ * parameters by their ?NNN, so a statement may skip one) into an array.
+ */
+static int rows4(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t b, int64_t c,
+		 json_t **ret)
 {
 	json_t *arr = json_array();
 	sqlite3_stmt *st;
@@ -37,6 +41,8 @@ static int rows(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t
 		sqlite3_bind_int64(st, 2, a);
 	if (sqlite3_bind_parameter_count(st) >= 3)
 		sqlite3_bind_int64(st, 3, b);
+	if (sqlite3_bind_parameter_count(st) >= 4)
+		sqlite3_bind_int64(st, 4, c);
 	err = sl_db_rows_into(db, st, arr, "cannot read the run");
 	sqlite3_finalize(st);
 	if (err) {
@@ -45,6 +51,11 @@ static int rows(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t
 	}
 	*ret = arr;
 	return 0;
+}
+
+static int rows(sqlite3 *db, const char *sql, int64_t run_id, int64_t a, int64_t b, json_t **ret)
+{
+	return rows4(db, sql, run_id, a, b, 0, ret);
 }
 
 static int run_start(sqlite3 *db, int64_t run_id, int64_t *ret_start_ns)
@@ -210,13 +221,16 @@ out:
 	return err;
 }
 
+/* ?1 run, ?2 limit, ?3 and ?4 the span's bounds */
 #define BY_COMM(who)                                                                          \
 	"SELECT " who "_comm AS comm, " who "_grp AS grp, COUNT(*) AS preemptions, "          \
 	"SUM(waiters > 0) AS lhp, SUM(waiters) AS waiters, SUM(lhp_cost_ns) AS lhp_cost_ns, " \
 	"SUM(hub) AS hub_preemptions FROM preemptions_v WHERE run_id = ?1 "                   \
+	"AND ts_ns >= ?3 AND ts_ns < ?4 "                                                     \
 	"GROUP BY " who "_comm ORDER BY SUM(lhp_cost_ns) DESC, COUNT(*) DESC LIMIT ?2"
 
-int sl_api_lhp(struct sl_store *store, int64_t run_id, int limit, json_t **ret)
+int sl_api_lhp(struct sl_store *store, int64_t run_id, int limit, const struct sl_api_span *span,
+	       json_t **ret)
 {
 	static const char *const sql[] = {
 		BY_COMM("victim"),
@@ -224,28 +238,32 @@ int sl_api_lhp(struct sl_store *store, int64_t run_id, int limit, json_t **ret)
 		"SELECT victim_pid AS pid, victim_comm AS comm, victim_grp AS grp, "
 		"COUNT(*) AS preemptions, SUM(delayed_wakeups) AS delayed_wakeups, "
 		"SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(off_ns) AS off_ns FROM preemptions_v "
-		"WHERE run_id = ?1 AND hub = 1 GROUP BY victim_pid "
+		"WHERE run_id = ?1 AND hub = 1 AND ts_ns >= ?3 AND ts_ns < ?4 GROUP BY victim_pid "
 		"ORDER BY SUM(delayed_wakeups) DESC, COUNT(*) DESC LIMIT ?2",
 		"SELECT ts_ns, cpu, victim_pid, victim_comm, preemptor_pid, preemptor_comm, cause, "
 		"off_ns, waiters, lhp_cost_ns, hub, censored FROM preemptions_v "
-		"WHERE run_id = ?1 AND lhp_cost_ns > 0 ORDER BY lhp_cost_ns DESC LIMIT ?2",
+		"WHERE run_id = ?1 AND lhp_cost_ns > 0 AND ts_ns >= ?3 AND ts_ns < ?4 "
+		"ORDER BY lhp_cost_ns DESC LIMIT ?2",
 	};
 	static const char *const names[] = { "victims", "preemptors", "hubs", "largest" };
 	sqlite3 *db = sl_store_db(store);
+	int64_t start, from, to;
 	json_t *o, *arr;
-	int64_t start;
 	int err;
 
 	if (limit < 1 || limit > 1000)
 		return sl_error(-SL_EUSAGE, "limit must be 1..1000");
 	if ((err = run_start(db, run_id, &start)))
 		return err;
-	o = json_pack("{s:I, s:I}", "run_id", (json_int_t)run_id, "start_ns", (json_int_t)start);
+	sl_api_span_bounds(span, &from, &to);
+	o = json_pack("{s:I, s:I, s:I, s:I}", "run_id", (json_int_t)run_id, "start_ns",
+		      (json_int_t)start, "from_ns", (json_int_t)from, "to_ns",
+		      (json_int_t)(to == INT64_MAX ? 0 : to));
 	if (!o)
 		return -ENOMEM;
 	for (int i = 0; i < 4; i++) {
-		if ((err = rows(db, sql[i], run_id, i == 3 ? limit : (limit < 20 ? limit : 20), 0,
-				&arr))) {
+		if ((err = rows4(db, sql[i], run_id, i == 3 ? limit : (limit < 20 ? limit : 20),
+				 from, to, &arr))) {
 			json_decref(o);
 			return err;
 		}

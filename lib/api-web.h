@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "store.h"
 
 /*
@@ -35,11 +36,14 @@ int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64
 int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group, json_t **ret);
 
 /*
- * Lock-holder preemption of a run: {run_id, start_ns, victims, preemptors, hubs, largest},
- * victims and preemptors by comm with preemptions, lhp, waiters and lhp_cost_ns, highest
- * cost first; hubs by pid; largest: the limit (1..1000) costliest LHP preemptions.
+ * Lock-holder preemption of a run: {run_id, start_ns, from_ns, to_ns, victims, preemptors,
+ * hubs, largest}, victims and preemptors by comm with preemptions, lhp, waiters and
+ * lhp_cost_ns, highest cost first; hubs by pid; largest: the limit (1..1000) costliest LHP
+ * preemptions. Every part only counts the preemptions whose ts_ns is in span (NULL: the
+ * whole run; exact times, from the per-event rows); to_ns is 0 without an end.
  */
-int sl_api_lhp(struct sl_store *store, int64_t run_id, int limit, json_t **ret);
+int sl_api_lhp(struct sl_store *store, int64_t run_id, int limit, const struct sl_api_span *span,
+	       json_t **ret);
 
 /*
  * The host and kernel of the database's newest run, for a daemon that serves a database

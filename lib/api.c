@@ -89,10 +89,16 @@ static int run_exists(sqlite3 *db, int64_t run_id)
 }
 
 /* Appends the rows of a one-parameter (run id) query to a new array. */
-static int query_run(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg2, json_t **ret)
+/*
+ * Runs sql with ?1 = run_id and, if it has them, ?2 = arg2, ?3 and ?4 = a span's bounds (a
+ * statement may skip ?2: SQLite numbers parameters by their ?NNN).
+ */
+static int query_span(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg2,
+		      const struct sl_api_span *span, json_t **ret)
 {
 	sqlite3_stmt *st;
 	json_t *arr = json_array();
+	int64_t from, to;
 	int err;
 
 	if (!arr)
@@ -101,9 +107,14 @@ static int query_run(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg2,
 		json_decref(arr);
 		return err;
 	}
+	sl_api_span_bounds(span, &from, &to);
 	sqlite3_bind_int64(st, 1, run_id);
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, arg2);
+	if (sqlite3_bind_parameter_count(st) >= 4) {
+		sqlite3_bind_int64(st, 3, from);
+		sqlite3_bind_int64(st, 4, to);
+	}
 	err = sl_db_rows_into(db, st, arr, "cannot read the run");
 	sqlite3_finalize(st);
 	if (err) {
@@ -112,6 +123,17 @@ static int query_run(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg2,
 	}
 	*ret = arr;
 	return 0;
+}
+
+static int query_run(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg2, json_t **ret)
+{
+	return query_span(db, sql, run_id, arg2, NULL, ret);
+}
+
+void sl_api_span_bounds(const struct sl_api_span *span, int64_t *from, int64_t *to)
+{
+	*from = !span ? 0 : span->from_ns < INT64_MAX ? (int64_t)span->from_ns : INT64_MAX;
+	*to = span && span->to_ns && span->to_ns < INT64_MAX ? (int64_t)span->to_ns : INT64_MAX;
 }
 
 int sl_api_run(struct sl_store *store, int64_t run_id, json_t **ret)
@@ -275,7 +297,8 @@ int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t **ret)
+int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit,
+		       const struct sl_api_span *span, json_t **ret)
 {
 	sqlite3 *db = sl_store_db(store);
 	json_t *groups, *recent;
@@ -285,25 +308,26 @@ int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t
 		return sl_error(-SL_EUSAGE, "limit must be 0..1000");
 	if ((err = run_exists(db, run_id)))
 		return err;
-	if ((err = query_run(
+	if ((err = query_span(
 		     db,
 		     "SELECT grp AS name, SUM(switches) AS switches, "
 		     "SUM(preempt_wakeup) AS preempt_wakeup, SUM(preempt_tick) AS preempt_tick, "
 		     "SUM(preempt_same_group) AS same_group, SUM(lhp_count) AS lhp, "
 		     "SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(hub_preemptions) AS hub_preemptions, "
 		     "SUM(spin_count) AS spin_lhp, SUM(spin_cost_ns) AS spin_cost_ns, "
-		     "SUM(dur_ns) AS dur_ns FROM windows WHERE run_id = ?1 GROUP BY grp "
+		     "SUM(dur_ns) AS dur_ns FROM windows WHERE run_id = ?1 AND start_ns >= ?3 "
+		     "AND start_ns < ?4 GROUP BY grp "
 		     "ORDER BY (grp <> '*'), SUM(preempt_wakeup + preempt_tick) DESC",
-		     run_id, 0, &groups)))
+		     run_id, 0, span, &groups)))
 		return err;
 	/* newest rows: the per-event table has no index, the rowid order is time order */
-	if ((err = query_run(
+	if ((err = query_span(
 		     db,
 		     "SELECT ts_ns, cpu, victim_pid, victim_comm, victim_grp, preemptor_pid, "
 		     "preemptor_comm, preemptor_grp, cause, off_ns, same_group, hub, waiters, "
 		     "lhp_cost_ns, delayed_wakeups, censored FROM preemptions_v "
-		     "WHERE run_id = ?1 ORDER BY ts_ns DESC LIMIT ?2",
-		     run_id, limit, &recent))) {
+		     "WHERE run_id = ?1 AND ts_ns >= ?3 AND ts_ns < ?4 ORDER BY ts_ns DESC LIMIT ?2",
+		     run_id, limit, span, &recent))) {
 		json_decref(groups);
 		return err;
 	}

@@ -16,6 +16,17 @@
 #include "db-json.h"
 #include "store.h"
 
+/*
+ * A time range of a run on its trace clock: [from_ns, to_ns), to_ns 0 = no bound. The
+ * dashboard's range (brush or inputs) reaches the LHP view's calls as one of these.
+ */
+struct sl_api_span {
+	uint64_t from_ns, to_ns;
+};
+
+/* span's bounds as SQL integers: [0, INT64_MAX) for NULL or no end. */
+void sl_api_span_bounds(const struct sl_api_span *span, int64_t *from, int64_t *to);
+
 /* Runs, newest first: at most limit (1..1000). */
 int sl_api_runs(struct sl_store *store, int limit, json_t **ret);
 
@@ -70,9 +81,12 @@ int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret);
 
 /*
  * Preemption and LHP totals per group, with dur_ns, the time its windows cover (the rate
- * metrics' denominator), and the newest limit (0..1000) preemption rows.
+ * metrics' denominator), and the newest limit (0..1000) preemption rows. With a span (NULL:
+ * the whole run) the totals are of the windows that start in it (whole windows, 1 s by
+ * default) and the rows those whose ts_ns is in it.
  */
-int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit, json_t **ret);
+int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit,
+		       const struct sl_api_span *span, json_t **ret);
 
 /*
  * Findings of stored comparisons, newest comparison first: {comparisons:[...],

@@ -46,12 +46,26 @@
     } catch (e) {
       if (e.name !== 'AbortError') SL.clear(main).appendChild(SL.error(e));
     }
+    focusScrollers();
     const calls = SL.timings.slice(nCalls);
     SL.readyAt = performance.now(); // since navigation start: the page-load benchmark reads it
     main.dataset.ready = '1';
     document.getElementById('timing').textContent = `${name} loaded in ${(performance.now() - t0).toFixed(0)} ms` +
       (calls.length ? ` · ${calls.length} API call${calls.length > 1 ? 's' : ''}, slowest ${Math.max(...calls.map((c) => c.ms)).toFixed(0)} ms` : '');
   }
+
+  // A table that scrolls sideways in its box (.table-scroll, at 800 px) is a tab stop, so
+  // the keyboard can scroll it; one that fits is not (no empty stops)
+  function focusScrollers() {
+    for (const el of document.querySelectorAll('.table-scroll')) {
+      if (el.scrollWidth > el.clientWidth + 1) el.setAttribute('tabindex', '0');
+      else el.removeAttribute('tabindex');
+    }
+  }
+  let resizing = 0;
+  window.addEventListener('resize', () => { clearTimeout(resizing); resizing = setTimeout(focusScrollers, 200); });
+  // a details element opened later shows a table the first pass saw at width 0
+  document.addEventListener('toggle', focusScrollers, true);
 
   SL.views.notfound = async (main) => {
     main.appendChild(SL.empty('No such view', 'Pick one of the views above.'));
@@ -76,6 +90,15 @@
         `${st.hostname || ''} · ${st.kernel_release || ''}`;
     } catch (e) { /* the overview shows the error */ }
   }
+
+  // The skip link moves focus to the content; followed as a link, its #main would be a
+  // view name to the router ("No such view")
+  document.addEventListener('click', (e) => {
+    const skip = e.target.closest && e.target.closest('a.skip');
+    if (!skip) return;
+    e.preventDefault();
+    document.getElementById('main').focus();
+  });
 
   window.addEventListener('hashchange', route);
   window.addEventListener('DOMContentLoaded', () => { host(); route(); });

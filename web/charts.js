@@ -101,10 +101,15 @@
   };
 
   // series: [{name, colour, dash, points: [[x, y], ...]}]; x in seconds (elapsed) unless
-  // opts.xFmt says otherwise. Gaps (y null) break the line.
+  // opts.xFmt says otherwise. Gaps (y null) break the line. opts.bands shade x spans. opts.xDomain [lo, hi] fixes the
+  // x axis (a zoomed time range: points outside it are not drawn); opts.onBrush(lo, hi) and
+  // opts.group (SL.timeGroup) make it a time chart one can zoom in and that shares a
+  // crosshair (timerange.js).
   SL.lineChart = function lineChart(series, opts = {}) {
     const W = opts.width || 560, H = opts.height || 200, L = 52, R = 12, T = 10, B = 28;
     const ok = (y) => y !== null && y !== undefined && Number.isFinite(y);
+    const dom = opts.xDomain;
+    if (dom) series = series.map((se) => ({ ...se, points: se.points.filter((p) => p[0] >= dom[0] && p[0] <= dom[1]) }));
     const pts = series.flatMap((se) => se.points.filter((p) => ok(p[1])));
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', class: 'chart', role: 'img',
       'aria-label': opts.title || 'line chart' });
@@ -112,7 +117,7 @@
       svg.appendChild(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'muted' }, 'no data'));
       return SL.h('figure', { class: 'fig' }, svg);
     }
-    const x0 = Math.min(...pts.map((p) => p[0])), x1 = Math.max(...pts.map((p) => p[0]));
+    const x0 = dom ? dom[0] : Math.min(...pts.map((p) => p[0])), x1 = dom ? dom[1] : Math.max(...pts.map((p) => p[0]));
     let y1 = Math.max(...pts.map((p) => p[1]));
     if (opts.yMax !== undefined) y1 = Math.max(y1, opts.yMax);
     if (!(y1 > 0)) y1 = 1;
@@ -122,6 +127,11 @@
     // clamped to the plot: a value can never be drawn above the top tick
     const Y = (y) => T + (1 - Math.min(Math.max(y / y1, 0), 1)) * (H - T - B);
     const yfmt = opts.yFmt || plainTick;
+    // shaded x spans under everything else: [{from, to, cls}], null ends open
+    for (const b of opts.bands || []) {
+      const lo = X(Math.max(b.from || 0, x0)), hi = X(b.to === null || b.to === undefined ? x1 : Math.min(b.to, x1));
+      svg.appendChild(s('rect', { class: 'band ' + b.cls, x: lo, width: Math.max(hi - lo, 1), y: T, height: H - T - B }));
+    }
     const ylabels = tickLabels(yt, yfmt);
     yt.forEach((t, i) => {
       svg.appendChild(s('line', { x1: L, x2: W - R, y1: Y(t), y2: Y(t), class: 'grid' }));
@@ -146,6 +156,14 @@
           svg.appendChild(s('circle', { cx: X(x), cy: Y(y), r: 2.5, fill: se.colour },
             s('title', {}, `${se.name}: ${pointFmt(y)} at ${xfmt(x)}`)));
     }
+    // each series' value nearest to time x, for the crosshair's readout
+    const valuesAt = (x) => series.map((se) => {
+      let best = null;
+      for (const p of se.points) if (ok(p[1]) && (!best || Math.abs(p[0] - x) < Math.abs(best[0] - x))) best = p;
+      return { name: se.name, colour: se.colour, text: best ? pointFmt(best[1]) : '–' };
+    });
+    if (opts.onBrush || opts.group)
+      SL.timeInteract(svg, { W, H, L, R, T, B, x0, x1, X, fmt: xfmt, valuesAt }, opts);
     return SL.h('figure', { class: 'fig' }, opts.yLabel ? SL.h('figcaption', {}, opts.yLabel) : null, svg,
       legend(series.map((se) => ({ name: se.name, colour: se.colour, dash: se.dash }))));
   };

@@ -107,9 +107,9 @@
   };
 
   // The findings table shared by the overview and the compare view; M (the metric table)
-  // supplies units the rows lack
+  // supplies units the rows lack; in its own scroller (nine columns are wider than 800 px)
   SL.findingsTable = function findingsTable(rows, M) {
-    return h('table', { class: 'findings' },
+    return SL.scroll(h('table', { class: 'findings' },
       h('thead', {}, h('tr', {}, ['Verdict', 'Group', 'Metric', 'Baseline', 'Candidate', 'Change', '95% CI of Δ', 'p (Holm)', 'Explanation']
         .map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, rows.map((f) => {
@@ -125,6 +125,6 @@
           h('td', { class: 'num' }, f.p_adjusted === null || f.p_adjusted === undefined ? '–' :
             f.p_adjusted < 0.001 ? '< 0.001' : SL.num(f.p_adjusted, 3)),
           h('td', { class: 'expl' }, SL.fixUnits(f.explanation)));
-      })));
+      }))), 'findings');
   };
 })(window.SL);

@@ -223,6 +223,9 @@ window.SL.views = window.SL.views || {};
       SL.clear(el).appendChild(SL.error(e));
     }
   };
+  // A table in its own horizontal scroller, so a wide table never widens the page (at 800
+  // px); app.js makes the scroller a tab stop when it does scroll, for the keyboard
+  SL.scroll = (table, label) => SL.h('div', { class: 'table-scroll', role: 'region', 'aria-label': label || 'table' }, table);
   SL.card = (title, body, extra) => SL.h('section', { class: 'card' + (extra ? ' ' + extra : '') },
     title ? SL.h('h2', {}, title) : null, body);
 

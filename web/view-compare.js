@@ -26,10 +26,11 @@
     return spec.slice(spec.indexOf(':') + 1);
   }
 
-  // rows of one run -> [[elapsed_s, value]] binned to at most MAX_POINTS
-  function series(rows, f) {
+  // rows of one run -> [[seconds since t0 (the run's start), value]] binned to at most
+  // MAX_POINTS
+  function series(rows, t0, f) {
     if (!rows.length) return [];
-    const t0 = rows[0].start_ns, bin = Math.max(1, Math.ceil(rows.length / MAX_POINTS));
+    const bin = Math.max(1, Math.ceil(rows.length / MAX_POINTS));
     const out = [];
     for (let i = 0; i < rows.length; i += bin) {
       const chunk = rows.slice(i, i + bin);
@@ -75,8 +76,48 @@
       candidate: runs.candidate.filter((r) => SL.comparableKey(r) === key) };
   }
 
+  // The three charts over time, for the range (whole runs without one): each run from its
+  // own start, summed by the daemon into about MAX_POINTS bins of the range; the range form,
+  // the brush and a shared crosshair; links to each run's heatmap and LHP for the range
+  async function overTime(runs, group, params, range, signal) {
+    const win = {}, origin = {};
+    const span = (r) => (range.to !== null ? range.to : SL.runSeconds(r) || 0) - (range.from || 0);
+    await Promise.all(SIDES.flatMap((s) => runs[s].map(async (r) => {
+      origin[r.id] = await SL.runOrigin(r, signal);
+      const secs = span(r);
+      const step = secs > MAX_POINTS ? Math.ceil(secs / MAX_POINTS) * 1e9 : undefined;
+      win[r.id] = (await SL.api(`runs/${r.id}/windows`, { group, limit: 20000, step, ...SL.rangeQuery(range, origin[r.id]) }, signal)).windows || [];
+    })));
+    const mk = (f) => SIDES.flatMap((s) => runs[s].map((r, i) => ({ name: `${s} #${r.id}`, colour: SL.runColour(s, i), dash: s === 'candidate', points: series(win[r.id], origin[r.id], f) })));
+    const M = await SL.metricTable(signal);
+    const metric = (name) => (c) => SL.metricValue(M[name], (k) => sum(c, k));
+    const missed = mk(metric('missed_idle_rate'));
+    // all preemptions per second: the two causes' rate metrics, of one denominator
+    const pre = mk((c) => metric('preempt_wakeup_rate')(c) + metric('preempt_tick_rate')(c));
+    const lhp = mk(metric('lhp_cost'));
+    const go = (r) => SL.go('compare', { ...params, ...SL.rangeParams(r) });
+    const all = SIDES.flatMap((s) => runs[s]);
+    // the axis: the range, or 0 s to the longest run's end (not the first window's start)
+    const longest = Math.max(...all.map((r) => SL.runSeconds(r) || 0));
+    const xDomain = SL.hasRange(range) ? [range.from || 0, range.to !== null ? range.to : longest] : longest > 0 ? [0, longest] : undefined;
+    const live = h('p', { class: 'sr-only', role: 'status' });
+    const common = { group: SL.timeGroup(), onBrush: (a, b) => go({ from: a, to: b }), xDomain, live };
+    return [
+      SL.rangeForm(range, go),
+      h('p', { class: 'muted' }, 'The findings above are over whole runs; the range zooms these charts, and opens each run\'s heatmap and LHP for it: ',
+        all.map((r, i) => [i ? ' · ' : '', `#${r.id} `, h('a', { href: SL.link('topology', { run: r.id, ...SL.rangeParams(range) }) }, 'heatmap'), ' ',
+          h('a', { href: SL.link('lhp', { run: r.id, ...SL.rangeParams(range) }) }, 'LHP')]), '.'),
+      h('div', { class: 'grid3' },
+        SL.lineChart(missed, { ...common, yLabel: 'missed-idle rate (% of wakeups)', yFmt: (v, d) => SL.num(v, d) + '%', title: 'missed idle over time' }),
+        SL.lineChart(pre, { ...common, yLabel: 'preemptions per second', yFmt: (v, d) => (Math.abs(v) >= 1e4 ? SL.num(v / 1e3, d) + ' k' : SL.num(v, d)), title: 'preemptions over time' }),
+        SL.lineChart(lhp, { ...common, yLabel: 'LHP cost (ms of waiting per second)', yFmt: (v, d) => SL.num(v, d), title: 'LHP cost over time' })),
+      live,
+    ];
+  }
+
   SL.views.compare = async function compare(main, params, signal) {
     main.appendChild(h('h1', {}, 'Compare kernels'));
+    const range = SL.rangeOf(params);
     const formBox = h('div'), body = h('div');
     main.append(formBox, body);
     let list = [];
@@ -92,7 +133,7 @@
       const form = h('form', { class: 'pickers', onsubmit: (e) => {
         e.preventDefault();
         const fd = new FormData(form);
-        SL.go('compare', { baseline: fd.get('baseline'), candidate: fd.get('candidate'), group: fd.get('group'), label: params.label });
+        SL.go('compare', { baseline: fd.get('baseline'), candidate: fd.get('candidate'), group: fd.get('group'), label: params.label, ...SL.rangeParams(range) });
       } },
       picker('baseline', params.baseline, kernels, list), picker('candidate', params.candidate, kernels, list),
       h('label', {}, 'group ', h('input', { name: 'group', value: params.group || '', placeholder: 'e.g. postgres, * = all', list: 'groups', size: 14 })),
@@ -148,7 +189,7 @@
     body.append(
       SL.card(null, findBox, 'wide findings-card'),
       h('div', { class: 'grid' }, SL.card('Placement mix (class_prev and class_waker)', mixBox), SL.card('Policy fingerprint', polBox)),
-      SL.card('Over time', timeBox, 'wide'),
+      SL.card('Over time' + (SL.hasRange(range) ? ` (${SL.rangeText(range)} of each run)` : ''), timeBox, 'wide over-time'),
       SL.card('Wakeup latency', latBox, 'wide'));
 
     const sideName = (s) => `${s} ${params[s].replace(':', ' ')}`;
@@ -189,32 +230,13 @@
         const agg = SL.lastPlacement;
         const M = await SL.metricTable(signal);
         const rows = SL.POLICIES.map((p) => [p, SIDES.map((s) => SL.metricValue(M[`policy_${p}_share`], (k) => agg[s][k]))]);
-        return [h('table', { class: 'policy' },
+        return [SL.scroll(h('table', { class: 'policy' },
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Policy'), SIDES.map((s) => h('th', { scope: 'col' }, s)))),
           h('tbody', {}, rows.map(([p, v]) => h('tr', {}, h('th', { scope: 'row' }, p.replace('_', ' ')),
-            v.map((x, i) => h('td', { class: 'num' }, h('span', { class: 'bar', style: `width:${(x || 0) * 0.8}px;background:${SL.SIDE_COLOURS[SIDES[i]]}` }), ' ', SL.pct(x))))))),
+            v.map((x, i) => h('td', { class: 'num' }, h('span', { class: 'bar', style: `width:${(x || 0) * 0.8}px;background:${SL.SIDE_COLOURS[SIDES[i]]}` }), ' ', SL.pct(x))))))), 'policy fingerprint'),
         h('p', { class: 'muted' }, 'Share of wakeups (with known state) where each textbook policy would have chosen the CPU the kernel chose.')];
       })),
-      SL.section(timeBox, 'windows', async () => {
-        const win = {};
-        await Promise.all(SIDES.flatMap((s) => runs[s].map(async (r) => {
-          // a long run is summed into about MAX_POINTS bins by the daemon (step, in ns)
-          const secs = SL.runSeconds(r);
-          const step = secs > MAX_POINTS ? Math.ceil(secs / MAX_POINTS) * 1e9 : undefined;
-          win[r.id] = (await SL.api(`runs/${r.id}/windows`, { group, limit: 20000, step }, signal)).windows || [];
-        })));
-        const mk = (f) => SIDES.flatMap((s) => runs[s].map((r, i) => ({ name: `${s} #${r.id}`, colour: SL.runColour(s, i), dash: s === 'candidate', points: series(win[r.id], f) })));
-        const M = await SL.metricTable(signal);
-        const metric = (name) => (c) => SL.metricValue(M[name], (k) => sum(c, k));
-        const missed = mk(metric('missed_idle_rate'));
-        // all preemptions per second: the two causes' rate metrics, of one denominator
-        const pre = mk((c) => metric('preempt_wakeup_rate')(c) + metric('preempt_tick_rate')(c));
-        const lhp = mk(metric('lhp_cost'));
-        return h('div', { class: 'grid3' },
-          SL.lineChart(missed, { yLabel: 'missed-idle rate (% of wakeups)', yFmt: (v, d) => SL.num(v, d) + '%', title: 'missed idle over time' }),
-          SL.lineChart(pre, { yLabel: 'preemptions per second', yFmt: (v, d) => (Math.abs(v) >= 1e4 ? SL.num(v / 1e3, d) + ' k' : SL.num(v, d)), title: 'preemptions over time' }),
-          SL.lineChart(lhp, { yLabel: 'LHP cost (ms of waiting per second)', yFmt: (v, d) => SL.num(v, d), title: 'LHP cost over time' }));
-      }),
+      SL.section(timeBox, 'windows', () => overTime(runs, group, params, range, signal)),
       SL.section(latBox, 'latency histograms', async () => {
         const hists = {};
         for (const s of SIDES) {

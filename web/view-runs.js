@@ -49,7 +49,7 @@
             h('span', { class: 'muted' }, ` · ${rs.length} run${rs.length > 1 ? 's' : ''}, ${SL.si(events)} events, ${total === null ? 'duration unknown' : SL.dur(total)}`)),
           other ? h('p', {}, h('a', { class: 'compare-with', href: SL.link('compare', { baseline: 'kernel:' + other, candidate: 'kernel:' + k, label }) },
             `Compare with ${other}`)) : h('p', { class: 'muted no-peer' }, 'No other kernel has runs of this label on this topology to compare with.'),
-          h('table', { class: 'runs' },
+          SL.scroll(h('table', { class: 'runs' },
             h('thead', {}, h('tr', {}, ['Run', 'Host', 'Started', 'Duration', 'Events', 'Lost', 'Gaps', 'Dropped rows', 'Source', 'Preempt', ''].map((t) => h('th', { scope: 'col' }, t)))),
             h('tbody', {}, rs.map((r) => h('tr', { 'data-run': r.id },
               h('td', {}, '#' + r.id),
@@ -63,7 +63,7 @@
               h('td', {}, r.source || '–'),
               h('td', {}, r.preempt_mode || '–'),
               h('td', {}, h('a', { href: SL.link('topology', { run: r.id }) }, 'heatmap'), ' · ',
-                h('a', { href: SL.link('lhp', { run: r.id }) }, 'LHP')))))),
+                h('a', { href: SL.link('lhp', { run: r.id }) }, 'LHP')))))), 'runs of kernel ' + k),
         ], 'runs-group');
       });
     });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Topology heatmap: packages -> LLCs -> cores -> SMT threads as a grid, one cell per CPU,
-// coloured by wakeups landed or by busy-target share, for a run or a time range of it.
+// coloured by wakeups landed or by busy-target share, for a run or a time range of it
+// (timerange.js: picked on a chart of the run's wakeups over time or typed).
 // Each package is one block; within it LLCs side by side, cores as columns, SMT threads as
 // rows, so 80 CPUs in 4 sockets (or 160) read as 4 blocks of small columns.
 'use strict';
@@ -76,45 +77,74 @@
   }
   SL.heatmap = heatmap;
 
+  // The minutes a per-minute count of a range covers: cpu_counts minutes start at the run's
+  // first event + k * 60 s (schema/0005), and every minute that overlaps the range counts
+  // whole, so 5-10 s of a 20 s run is 0 s-20 s (the last minute ends with the run)
+  function countedMinutes(range, runSecs) {
+    const a = Math.floor((range.from || 0) / 60) * 60;
+    let b = range.to === null ? null : Math.ceil(range.to / 60) * 60;
+    if (b !== null && runSecs) b = Math.min(b, runSecs);
+    return { from: a, to: b };
+  }
+  SL.countedMinutes = countedMinutes;
+
+  // Wakeups over the whole run, a small time chart to brush a range on
+  async function overviewChart(run, origin, range, counted, go, signal) {
+    const secs = SL.runSeconds(run) || 0;
+    const step = secs > 300 ? Math.ceil(secs / 300) * 1e9 : undefined;
+    const rows = (await SL.api(`runs/${run.id}/windows`, { group: '*', metric: 'wakeups', limit: 20000, step }, signal)).windows || [];
+    const pts = rows.map((w) => [(w.start_ns - origin) / 1e9, w.dur_ns ? w.wakeups / (w.dur_ns / 1e9) : null]);
+    const live = h('p', { class: 'sr-only', role: 'status' });
+    // bands under the line: the minutes counted (lighter) and the range asked for
+    const bands = SL.hasRange(range) ? [counted && { ...counted, cls: 'band-counted' }, { ...range, cls: 'band-range' }].filter(Boolean) : [];
+    const fig = SL.lineChart([{ name: 'wakeups per second, all tasks', colour: '#0072B2', points: pts }],
+      { height: 130, width: 900, xDomain: secs ? [0, secs] : undefined, yFmt: (v, d) => (Math.abs(v) >= 1e4 ? SL.num(v / 1e3, d) + ' k' : SL.num(v, d)), title: 'wakeups over the run',
+        yLabel: 'wakeups per second over the run: drag across to pick a range', onBrush: (a, b) => go({ from: a, to: b }), live, bands });
+    return [fig, live];
+  }
+
   SL.views.topology = async function topology(main, params, signal) {
     main.appendChild(h('h1', {}, 'Topology heatmap'));
-    const ctl = h('div'), body = h('div');
-    main.append(ctl, body);
+    const range = SL.rangeOf(params);
+    const ctl = h('div'), time = h('div'), body = h('div');
+    main.append(ctl, time, body);
     let list = [];
     await SL.section(ctl, 'runs', async () => {
       list = (await SL.api('runs', { limit: 1000 }, signal)).runs || [];
       if (!list.length) return SL.empty('No runs', 'The heatmap shows where a run\'s wakeups landed.');
       if (!params.run) params.run = String(list[0].id);
-      const form = h('form', { class: 'pickers', onsubmit: (e) => {
-        e.preventDefault();
-        const fd = new FormData(form);
-        SL.go('topology', { run: fd.get('run'), metric: fd.get('metric'), from: fd.get('from'), to: fd.get('to') });
-      } },
-      h('label', {}, 'run ', h('select', { name: 'run' }, list.map((r) => h('option', { value: r.id, selected: String(r.id) === params.run },
-        `#${r.id} ${r.kernel_release} ${r.label || ''} ${SL.wall(r.start_wall)}`)))),
-      h('label', {}, 'colour by ', h('select', { name: 'metric' }, Object.entries(METRICS).map(([k, m]) =>
-        h('option', { value: k, selected: (params.metric || 'wakeups') === k }, m.label)))),
-      h('label', {}, 'from (s) ', h('input', { name: 'from', value: params.from || '', size: 6, inputmode: 'decimal', placeholder: 'start' })),
-      h('label', {}, 'to (s) ', h('input', { name: 'to', value: params.to || '', size: 6, inputmode: 'decimal', placeholder: 'end' })),
-      h('button', { type: 'submit' }, 'Show'));
-      return form;
+      // a choice applies at once (Enter or Space on a select changes nothing until picked)
+      const pick = (k) => (e) => SL.go('topology', { ...params, [k]: e.target.value });
+      return h('form', { class: 'pickers', onsubmit: (e) => e.preventDefault() },
+        h('label', {}, 'run ', h('select', { name: 'run', onchange: pick('run') }, list.map((r) => h('option', { value: r.id, selected: String(r.id) === params.run },
+          `#${r.id} ${r.kernel_release} ${r.label || ''} ${SL.wall(r.start_wall)}`)))),
+        h('label', {}, 'colour by ', h('select', { name: 'metric', onchange: pick('metric') }, Object.entries(METRICS).map(([k, m]) =>
+          h('option', { value: k, selected: (params.metric || 'wakeups') === k }, m.label)))));
     });
     if (!list.length) return;
+    const run = list.find((r) => String(r.id) === params.run);
+    if (!run) { body.appendChild(SL.empty(`No run ${params.run}`)); return; }
+    const origin = await SL.runOrigin(run, signal);
+    const go = (r) => SL.go('topology', { run: run.id, metric: params.metric, ...SL.rangeParams(r) });
+    ctl.appendChild(SL.rangeForm(range, go));
+    let d = null;
     await SL.section(body, 'CPUs', async () => {
-      const run = list.find((r) => String(r.id) === params.run);
-      if (!run) return SL.empty(`No run ${params.run}`);
-      const start = run.start_ns || 0;
-      const q = {};
-      if (params.from) q.from = Math.round(start + Number(params.from) * 1e9);
-      if (params.to) q.to = Math.round(start + Number(params.to) * 1e9);
-      const d = await SL.api(`runs/${run.id}/cpus`, q, signal);
+      d = await SL.api(`runs/${run.id}/cpus`, SL.rangeQuery(range, origin), signal);
       const cpus = d.cpus || [];
       if (!cpus.length) return SL.empty('The topology of this run\'s host is unknown');
       const t = SL.topoSummary(cpus);
+      const minutes = d.resolution === 'minute' && SL.hasRange(range) ? countedMinutes(range, SL.runSeconds(run)) : null;
       return [h('p', {}, `Run #${run.id} on ${run.hostname || 'its host'}: ${t.online} CPUs, ${t.packages} packages, ${t.llcs} LLCs, ${t.cores} cores, ${t.smt} thread${t.smt > 1 ? 's' : ''} per core. `,
-        `${SL.num(d.wakeups)} wakeups${params.from || params.to ? ` between ${params.from || 'start'} s and ${params.to || 'end'} s ${d.resolution === 'minute' ? ' (counted by whole minutes)' : ''}` : ''}.`),
+        `${SL.num(d.wakeups)} wakeups${SL.hasRange(range) ? ` in ${SL.rangeText(range)}` : ''}.`),
+        minutes ? h('p', { class: 'resolution-note', role: 'note' }, h('strong', {}, 'Counted by whole minutes: '),
+          `per-CPU counts are stored per minute, so the range ${SL.rangeText(range)} shows the wakeups of ${SL.rangeText(minutes)}, every minute that overlaps it. `,
+          h('a', { href: SL.link('lhp', { run: run.id, ...SL.rangeParams(range) }) }, 'LHP of this range'), ' counts at exact times.') :
+          SL.hasRange(range) ? h('p', { class: 'resolution-note' }, 'Counted at exact times (this run\'s per-wakeup rows). ',
+            h('a', { href: SL.link('lhp', { run: run.id, ...SL.rangeParams(range) }) }, 'LHP of this range')) : null,
         d.wakeups ? null : h('p', { class: 'warn' }, 'No wakeups counted for this span (a running run\'s current minute is counted once it is over; runs stored before schema 5 are counted from per-wakeup rows, which retention keeps for a bounded time): cells are grey.'),
         heatmap(cpus, params.metric && METRICS[params.metric] ? params.metric : 'wakeups')];
     });
+    const minutes = d && d.resolution === 'minute' && SL.hasRange(range) ? countedMinutes(range, SL.runSeconds(run)) : null;
+    await SL.section(time, 'wakeups over time', () => overviewChart(run, origin, range, minutes, go, signal));
   };
 })(window.SL);

@@ -3,8 +3,10 @@
 // against a server the wrapper (tests/integration/60-dashboard.t) started on loopback
 // with a database of two kernels' runs. Every view loads with no console error and no
 // failed request; the compare view shows the expected findings; the heatmap has one cell
-// per CPU; with SL_TOKEN_URL and SL_TOKEN (a server with --token-file) the page asks for
-// the token once and sends it. Screenshots of each view go to $SL_ARTEFACTS.
+// per CPU; the time range (URL, brush, crosshair, whole minutes), every view at 800 px and
+// the keyboard alone; with SL_TOKEN_URL and SL_TOKEN (a server with --token-file) the page
+// asks for the token once and sends it, also at 800 px on the range views. Screenshots of
+// each view go to $SL_ARTEFACTS.
 //   SL_URL=http://127.0.0.1:PORT [SL_TOKEN_URL=http://127.0.0.1:PORT2 SL_TOKEN=T]
 //   SL_ARTEFACTS=DIR SL_NR_CPUS=80 node --test dashboard.test.mjs
 import { test, before, after } from 'node:test';
@@ -376,6 +378,296 @@ test('token: asked once, kept in sessionStorage, sent as a header, never in a UR
   assert.ok(after.every((s) => s.auth === 'Bearer ' + TOKEN), 'every call after the reload carries the token');
   assert.ok(seen.every((s) => !s.url.includes(TOKEN) && !decodeURIComponent(s.url).includes(TOKEN)), 'the token is in no URL');
   assert.ok(!(await p.evaluate(() => location.href)).includes(TOKEN), 'nor in the page URL');
+  assert.deepEqual(errs, []);
+  await ctx.close();
+});
+
+// --- issue 20 items 3 and 6: the time range; 800 px and the keyboard -----------------
+// The range is from= and to= in the URL, seconds from each run's start; the API gets them
+// as trace-clock ns (the run's start_ns + seconds). Runs 1-4 of the demo are 10 s long.
+const hashParams = () => new URLSearchParams(new globalThis.URL(page.url()).hash.split('?')[1]);
+const ready = (p = page) => p.waitForFunction(() => document.getElementById('main').dataset.ready === '1' && !document.querySelector('.state.loading'), null, { timeout: 120000 });
+const lastCall = (part) => new globalThis.URL(apiCalls.filter((u) => u.includes(part)).pop()).searchParams;
+const runStart = (id) => page.evaluate(async (id) => (await window.SL.api('runs/' + id)).start_ns, id);
+
+test('range in the URL: the LHP view asks the daemon for it, shows it and keeps it on reload', async () => {
+  await open('#/lhp?run=1&from=2&to=6', 'lhp-range');
+  const start = await runStart(1);
+  for (const part of ['/runs/1/lhp?', '/runs/1/preemptions?']) {
+    const q = lastCall(part);
+    assert.equal(Number(q.get('from')), start + 2e9, part + ' from');
+    assert.equal(Number(q.get('to')), start + 6e9, part + ' to');
+  }
+  assert.equal(await page.locator('form.range-form input[name=from]').inputValue(), '2');
+  assert.equal(await page.locator('form.range-form input[name=to]').inputValue(), '6');
+  assert.match(await text(page.locator('.range-note')), /^Range 2\.0 s – 6\.0 s of run #1: the rankings, the timeline and the events count the preemptions in it at their exact times; the totals per group count the whole windows/);
+  // the timeline's axis is the range, every listed event is in it
+  assert.deepEqual(await page.locator('svg.chart text.x-tick').allTextContents(), ['2 s', '3 s', '4 s', '5 s', '6 s']);
+  const at = await page.locator('table.events tbody tr td:first-child').allInnerTexts();
+  assert.ok(at.length >= 1, 'events in the range');
+  for (const t of at) { const s = Number(t.replace(/ s$/, '')); assert.ok(/ s$/.test(t) && s >= 2 && s < 6, t); }
+  // fewer preemptions than the whole run's: the totals are of the range
+  const inRange = await page.locator('table.groups tbody tr').first().locator('td').nth(1).innerText();
+  await page.reload({ waitUntil: 'load' });
+  await ready();
+  assert.equal(hashParams().get('from'), '2');
+  assert.equal(await page.locator('form.range-form input[name=to]').inputValue(), '6');
+  await open('#/lhp?run=1', 'lhp-whole');
+  const whole = await page.locator('table.groups tbody tr').first().locator('td').nth(1).innerText();
+  assert.ok(parseFloat(inRange) < parseFloat(whole) || /k/.test(whole) && !/k/.test(inRange), `range ${inRange} < run ${whole}`);
+  // "Whole run" is disabled without a range; a bad range in the URL is no range, not an error
+  assert.equal(await page.getByRole('button', { name: 'Whole run' }).isDisabled(), true);
+  await open('#/lhp?run=1&from=6&to=2', 'lhp-bad-range');
+  assert.equal(new globalThis.URL(apiCalls.filter((u) => u.includes('/runs/1/lhp?')).pop()).searchParams.get('from'), null);
+});
+
+// drag across a chart's plot from fraction a to b of its width
+async function drag(loc, a, b) {
+  await loc.scrollIntoViewIfNeeded(); // the mouse only reaches what is in the viewport
+  const box = await loc.boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * a, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * ((a + b) / 2), y, { steps: 4 });
+  await page.mouse.move(box.x + box.width * b, y, { steps: 4 });
+  await page.mouse.up();
+}
+
+test('brush: dragging across a compare chart zooms all three to that range; a shared crosshair', async () => {
+  await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`, 'compare-before-brush');
+  const charts = page.locator('.over-time svg.chart');
+  assert.equal(await charts.count(), 3);
+  // unzoomed, each axis runs from the runs' start to the longest run's end
+  const whole = await page.$$eval('.over-time svg.chart', (svgs) => svgs.map((s) => [...s.querySelectorAll('text.x-tick')].map((t) => t.textContent)));
+  for (const x of whole) assert.deepEqual(x, ['0 s', '2 s', '4 s', '6 s', '8 s', '10 s']);
+  // the crosshair: pointing at the first chart draws a line at the same time on all three
+  await charts.first().scrollIntoViewIfNeeded();
+  const box = await charts.first().boundingBox();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
+  const cross = await page.$$eval('.over-time svg.chart', (svgs) => svgs.map((s) => {
+    const l = s.querySelector('line.crosshair'), t = s.querySelector('text.crosshair-lbl');
+    return { vis: l.getAttribute('visibility'), x: l.getAttribute('x1'), t: t.textContent };
+  }));
+  assert.ok(cross.every((c) => c.vis === 'visible'), JSON.stringify(cross));
+  assert.equal(new Set(cross.map((c) => c.x)).size, 1, 'one x on all three');
+  assert.equal(new Set(cross.map((c) => c.t)).size, 1, 'one time on all three');
+  assert.match(cross[0].t, /^\d+(\.\d+)? s$/);
+  // the pointed chart reads out each run's value at that time
+  const tip = (await page.locator('#tip').innerText()).split('\n');
+  assert.equal(tip[0], cross[0].t);
+  assert.equal(tip.length, 5, tip.join(' | '));
+  for (const l of tip.slice(1)) assert.match(l, /^(baseline|candidate) #\d: \d+(\.\d+)?%$/);
+  await page.screenshot({ path: `${OUT}/compare-crosshair.png` });
+  await drag(charts.first(), 0.35, 0.75);
+  await page.waitForFunction(() => location.hash.includes('from='));
+  await ready();
+  const from = Number(hashParams().get('from')), to = Number(hashParams().get('to'));
+  assert.ok(from > 1 && from < to && to < 10, `zoomed to ${from}..${to} s`);
+  assert.equal(hashParams().get('group'), 'postgres', 'the rest of the state kept');
+  // every run's windows asked for the range, on its own clock
+  const start = await runStart(1);
+  const q = lastCall('/runs/1/windows?');
+  assert.equal(Number(q.get('from')), Math.round(start + from * 1e9));
+  assert.equal(Number(q.get('to')), Math.round(start + to * 1e9));
+  // each chart's axis is the range
+  const xs = await page.$$eval('.over-time svg.chart', (svgs) => svgs.map((s) => [...s.querySelectorAll('text.x-tick')].map((t) => parseFloat(t.textContent))));
+  for (const x of xs) { assert.ok(x.length >= 2); for (const v of x) assert.ok(v >= from - 1e-6 && v <= to + 1e-6, `${v} in ${from}..${to}`); }
+  assert.equal(await page.locator('form.range-form input[name=from]').inputValue(), String(from));
+  // the range carries over to each run's heatmap and LHP
+  const links = await page.locator('.over-time a[href^="#/lhp"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  assert.equal(links.length, 4);
+  for (const l of links) assert.match(l, new RegExp(`from=${from}&to=${to}$`));
+  await page.screenshot({ path: `${OUT}/compare-zoomed.png`, fullPage: true });
+  // the findings stay those of whole runs
+  assert.equal(await page.locator('section.headline').getAttribute('data-verdict'), 'regression');
+});
+
+test('topology: a range counts whole minutes and says which; brush on its wakeups chart', async () => {
+  await open('#/topology?run=1', 'topology-whole');
+  const whole = await text(page.locator('main p').filter({ hasText: 'wakeups' }).first());
+  const n = /([\d,]+) wakeups/.exec(whole)[1];
+  await open('#/topology?run=1&from=5&to=10', 'topology-range');
+  const start = await runStart(1);
+  const q = lastCall('/runs/1/cpus?');
+  assert.equal(Number(q.get('from')), start + 5e9);
+  assert.equal(Number(q.get('to')), start + 10e9);
+  const res = await page.evaluate(async (q) => (await window.SL.api('runs/1/cpus', q)).resolution, { from: q.get('from'), to: q.get('to') });
+  assert.equal(res, 'minute', 'the demo runs have per-minute counts');
+  assert.equal(await text(page.locator('.resolution-note')),
+    'Counted by whole minutes: per-CPU counts are stored per minute, so the range 5.0 s – 10 s shows the wakeups of 0 s – 10 s, every minute that overlaps it. LHP of this range counts at exact times.');
+  // the same minute as the whole 10 s run: the same count, and the view says why
+  assert.match(await text(page.locator('main p').filter({ hasText: 'wakeups in' }).first()), new RegExp(`${n} wakeups in 5\\.0 s – 10 s\\.`));
+  assert.equal(await page.locator('.cpu-cell').count(), NR_CPUS);
+  assert.equal(await page.locator('svg.chart rect.band-range').count(), 1);
+  assert.equal(await page.locator('svg.chart rect.band-counted').count(), 1);
+  await drag(page.locator('svg.chart.brushable'), 0.2, 0.5);
+  await page.waitForFunction(() => !location.hash.includes('from=5&'));
+  await ready();
+  const from = Number(hashParams().get('from')), to = Number(hashParams().get('to'));
+  assert.ok(from >= 0 && from < to && to <= 10, `${from}..${to}`);
+  assert.equal(hashParams().get('run'), '1');
+});
+
+// every view at 800 px: nothing wider than the window; wide tables scroll in their box
+const VIEWS = [['#/overview', 'overview'], ['#/runs', 'runs'], [`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`, 'compare'],
+  [`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres&from=2&to=6`, 'compare-range'],
+  ['#/topology?run=1&from=5&to=10', 'topology'], ['#/lhp?run=1&from=2&to=6', 'lhp']];
+async function noOverflow(p, name) {
+  const r = await p.evaluate(() => ({
+    page: document.documentElement.scrollWidth, win: window.innerWidth,
+    wide: [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-scroll, .pkg-box'))
+      .map((e) => e.tagName + '.' + e.className).slice(0, 5),
+    loose: [...document.querySelectorAll('main table:not(.barlist)')].filter((t) => !t.parentElement.classList.contains('table-scroll')).length,
+    // a scroller holds its table and nothing else; a table holds no stray text
+    odd: [...document.querySelectorAll('.table-scroll')].filter((d) => d.childNodes.length !== 1 || d.getAttribute('aria-label') === 'table').length +
+      [...document.querySelectorAll('main table')].filter((t) => [...t.childNodes].some((n) => !/^(THEAD|TBODY|CAPTION)$/.test(n.nodeName))).length,
+    scrollers: [...document.querySelectorAll('.table-scroll')].map((d) => ({ scrolls: d.scrollWidth > d.clientWidth + 1, tab: d.getAttribute('tabindex') })),
+  }));
+  assert.ok(r.page <= r.win, `${name}: the page is ${r.page} px wide in ${r.win}`);
+  assert.deepEqual(r.wide, [], `${name}: elements past the right edge`);
+  assert.equal(r.loose, 0, `${name}: every table in its own scroller`);
+  assert.equal(r.odd, 0, `${name}: scrollers hold one labelled table, tables no stray nodes`);
+  for (const s of r.scrollers) assert.equal(s.tab, s.scrolls ? '0' : null, `${name}: a scroller is a tab stop iff it scrolls`);
+  return r;
+}
+
+test('800 px wide: no view overflows the page; wide tables scroll inside their own box', async () => {
+  await page.setViewportSize({ width: 800, height: 900 });
+  try {
+    let scrolling = 0;
+    for (const [hash, name] of VIEWS) {
+      await open(hash, name + '-800');
+      scrolling += (await noOverflow(page, name)).scrollers.filter((s) => s.scrolls).length;
+    }
+    assert.ok(scrolling >= 1, 'some table is wider than 800 px and scrolls in its box');
+    // the runs table scrolls by keyboard: focus its box, press End
+    await open('#/runs', 'runs-800-scroll');
+    const box = page.locator('.table-scroll[tabindex="0"]').first();
+    await box.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    // keyboard scrolling may be animated: wait for it to move rather than sleep
+    await box.evaluate((d) => new Promise((ok, fail) => {
+      const t0 = Date.now();
+      const poll = () => (d.scrollLeft > 0 ? ok() : Date.now() - t0 > 10000 ? fail(new Error('not scrolled by the keyboard')) : requestAnimationFrame(poll));
+      poll();
+    }));
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
+
+// Tab until the focused element matches sel (at most n presses)
+async function tabTo(p, sel, n = 60) {
+  for (let i = 0; i < n; i++) {
+    await p.keyboard.press('Tab');
+    if (await p.evaluate((s) => document.activeElement && document.activeElement.matches(s), sel)) return;
+  }
+  throw new Error('no focus on ' + sel + ' after ' + n + ' Tabs');
+}
+const focusRing = (p) => p.evaluate(() => {
+  const st = getComputedStyle(document.activeElement);
+  return st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2;
+});
+
+test('keyboard alone: navigate, set a range by inputs and on a chart, reset it; focus is visible', async () => {
+  await page.goto('about:blank'); // a new document: focus starts at its top
+  await open('#/overview', 'keyboard-start');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.className), 'skip', 'the skip link comes first');
+  assert.ok(await focusRing(page), 'the skip link shows when focused');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'main', 'Enter on it moves focus to the content');
+  assert.match(page.url(), /#\/overview$/, 'and leaves the view where it was');
+  await page.goto('about:blank');
+  await open('#/overview', 'keyboard-nav');
+  await tabTo(page, 'nav a[data-view=runs]');
+  assert.ok(await focusRing(page), 'focus ring on the nav link');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.hash.startsWith('#/runs'));
+  await ready();
+  await tabTo(page, 'a[href="#/lhp?run=1"]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.hash === '#/lhp?run=1');
+  await ready();
+  // the brush's alternative: type the range, Enter applies it
+  await tabTo(page, 'form.range-form input[name=from]');
+  assert.ok(await focusRing(page), 'focus ring on the input');
+  await page.keyboard.type('2');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('6');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.hash.includes('from=2&to=6'));
+  await ready();
+  assert.deepEqual(await page.locator('svg.chart text.x-tick').allTextContents(), ['2 s', '3 s', '4 s', '5 s', '6 s']);
+  // on the focused timeline: → moves the cursor, Enter marks an end, → and Enter zoom
+  await tabTo(page, 'svg.chart');
+  assert.ok(await focusRing(page), 'focus ring on the chart');
+  assert.equal(await page.locator('svg.chart line.crosshair').getAttribute('visibility'), 'visible', 'a cursor shows at focus');
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowRight');
+  await page.screenshot({ path: `${OUT}/keyboard-brush.png` });
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => !location.hash.includes('from=2&to=6'));
+  await ready();
+  // 10 and 30 of 50 steps across 2..6 s: 2.8 .. 4.4 s
+  assert.equal(Number(hashParams().get('from')).toFixed(1), '2.8');
+  assert.equal(Number(hashParams().get('to')).toFixed(1), '4.4');
+  // Whole run, by Space on the button
+  await tabTo(page, 'form.range-form button.secondary');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => !location.hash.includes('from='));
+  await ready();
+  assert.equal(hashParams().get('run'), '1');
+  // a heatmap cell is a tab stop that shows its numbers when focused
+  await page.goto(URL + '/#/topology?run=1');
+  await ready();
+  await tabTo(page, '.cpu-cell', 80);
+  assert.equal(await page.locator('#tip').isVisible(), true);
+  assert.match(await page.locator('#tip').innerText(), /^CPU \d+ /);
+  // the run picker applies by keyboard alone (arrow keys change a focused select; runs are
+  // newest first, so up from run 1 is run 2), and the range goes along
+  await page.goto(URL + '/#/lhp?run=1&from=2&to=6');
+  await ready();
+  await tabTo(page, 'select[name=run]');
+  await page.keyboard.press('ArrowUp');
+  await page.waitForFunction(() => location.hash.startsWith('#/lhp?run=2'));
+  await ready();
+  assert.equal(hashParams().get('from'), '2');
+});
+
+// The token server at 800 px: the range views work with the token, which every call of
+// theirs carries (a fresh context: the form asks once, then nothing asks again)
+test('token mode: the range views at 800 px, every call with the token, no overflow', { skip: !process.env.SL_TOKEN_URL }, async () => {
+  const TURL = process.env.SL_TOKEN_URL, TOKEN = process.env.SL_TOKEN;
+  const ctx = await browser.newContext({ viewport: { width: 800, height: 900 } });
+  const p = await ctx.newPage();
+  const seen = [], errs = [];
+  p.on('pageerror', (e) => errs.push('page error: ' + e.message));
+  p.on('request', (r) => { if (r.url().includes('/api/v1/')) seen.push({ url: r.url(), auth: r.headers().authorization || '' }); });
+  await p.goto(TURL + '/#/lhp?run=1&from=2&to=6', { waitUntil: 'load' });
+  await p.getByRole('dialog', { name: 'This schedlensd needs a token' }).waitFor({ timeout: 30000 });
+  await noOverflow(p, 'token form');
+  // the form by keyboard: the input has focus, type, Enter
+  assert.equal(await p.evaluate(() => document.activeElement.id), 'sl-token');
+  await p.keyboard.type(TOKEN);
+  await p.keyboard.press('Enter');
+  await ready(p);
+  const before = seen.length;
+  for (const hash of ['#/lhp?run=1&from=2&to=6', '#/topology?run=1&from=5&to=10', `#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres&from=2&to=6`]) {
+    await p.goto(TURL + '/' + hash, { waitUntil: 'load' });
+    await ready(p);
+    assert.deepEqual(await p.locator('.state.error').allTextContents(), [], hash + ': no error panels');
+    assert.equal(await p.locator('.auth').count(), 0, hash + ': not asked again');
+    await noOverflow(p, 'token ' + hash);
+    if (hash.startsWith('#/topology')) assert.match(await text(p.locator('.resolution-note')), /^Counted by whole minutes: /);
+    await p.screenshot({ path: `${OUT}/token-${hash.slice(2).split('?')[0]}-800.png`, fullPage: true });
+  }
+  const lhpCall = seen.find((s) => s.url.includes('/runs/1/lhp?') && s.auth);
+  assert.ok(lhpCall && new globalThis.URL(lhpCall.url).searchParams.get('from'), 'the LHP call carries the range');
+  assert.ok(seen.slice(before).length >= 6 && seen.slice(before).every((s) => s.auth === 'Bearer ' + TOKEN), 'every call carries the token');
+  assert.ok(seen.every((s) => !s.url.includes(TOKEN)), 'the token is in no URL');
   assert.deepEqual(errs, []);
   await ctx.close();
 });

@@ -150,6 +150,16 @@ ok "cpus: one entry per CPU of the topology ($ntopo)" '[ "$(jq1 "len(d[\"cpus\"]
 check "wakeups per CPU in a time range" cpus "$base/api/v1/runs/$run/cpus?from=0&to=999999999999999999"
 check "merged latency histogram" latency "$base/api/v1/runs/$run/latency?group=*"
 check "LHP ranking" lhp "$base/api/v1/runs/$run/lhp?limit=5"
+# the dashboard's time range on the LHP view: the first 2 s of the run, on its trace clock
+rs=$(jq1 'd["start_ns"]')
+re=$((rs + 2000000000))
+check "LHP ranking in a time range" lhp "$base/api/v1/runs/$run/lhp?limit=1000&from=$rs&to=$re"
+ok "lhp?from=&to=: the range echoed, every listed event in it" \
+	'[ "$(jq1 "d[\"from_ns\"] == $rs and d[\"to_ns\"] == $re and all($rs <= e[\"ts_ns\"] < $re for e in d[\"largest\"])")" = True ]'
+check "preemptions in a time range" preemptions "$base/api/v1/runs/$run/preemptions?limit=1000&from=$rs&to=$re"
+pspan=$(jq1 '[g["dur_ns"] for g in d["groups"] if g["name"] == "*"] + [all('"$rs"' <= r["ts_ns"] < '"$re"' for r in d["recent"])]')
+ok "preemptions?from=&to=: whole windows of the first 2 s, rows in it ($pspan)" \
+	'[ "$(jq1 "[g[\"dur_ns\"] for g in d[\"groups\"] if g[\"name\"] == \"*\"][0] <= 2000000000 and all($rs <= r[\"ts_ns\"] < $re for r in d[\"recent\"])")" = True ]'
 prev=$(sqlite3 "$db" "select id from runs where kernel_release = '5.99.0-previous'")
 check "compare runs $prev vs $run" compare "$base/api/v1/compare?baseline=$prev&candidate=$run"
 
@@ -336,6 +346,9 @@ bad 400 "$base/api/v1/runs/$run/latency?group=%01"
 bad 400 "$base/api/v1/runs/$run/latency?bogus=1"
 bad 400 "$base/api/v1/runs/$run/lhp?limit=0"
 bad 400 "$base/api/v1/runs/$run/lhp?limit=1001"
+bad 400 "$base/api/v1/runs/$run/lhp?from=10&to=5"
+bad 400 "$base/api/v1/runs/$run/lhp?from=x"
+bad 400 "$base/api/v1/runs/$run/preemptions?from=10&to=10"
 bad 404 "$base/api/v1/runs/99999999/cpus"
 bad 404 "$base/api/v1/runs/99999999/latency"
 bad 404 "$base/api/v1/runs/99999999/lhp"

@@ -8,7 +8,8 @@
 # schedlensd --no-record on a free loopback port (it serves the database and records
 # nothing of this machine), and runs tests/browser/dashboard.test.mjs (Debian's chromium,
 # headless, playwright-core), also against a second server with --token-file (the page
-# asks for the token once). Screenshots go to $SL_BUILD/artefacts/dashboard.
+# asks for the token once; the range views at 800 px work with it). Screenshots go to
+# $SL_BUILD/artefacts/dashboard.
 set -u
 B=${SL_BUILD:?}
 S=${SL_SRC:?}
@@ -79,7 +80,7 @@ if npm ci --no-audit --no-fund >"$tmp/npm.log" 2>&1; then echo "ok 3 - npm ci (p
 mkdir -p "$art"
 SL_URL=$url SL_TOKEN_URL=http://127.0.0.1:$tport SL_TOKEN=$token SL_ARTEFACTS=$art SL_NR_CPUS=80 node --test dashboard.test.mjs >"$tmp/browser.log" 2>&1
 rc=$?
-sed 's/^/# /' "$tmp/browser.log" | grep -v '^# *$' | grep -E '^# (ok|not ok|# )|error|screenshot|actual|expected' | head -60
+sed 's/^/# /' "$tmp/browser.log" | grep -v '^# *$' | grep -E '^# (ok|not ok|# )|error|screenshot|actual|expected' | head -80
 if [ $rc -eq 0 ]; then echo "ok 4 - browser test ($(grep -c '^ok' "$tmp/browser.log") checks), screenshots in $art"; else
 	echo "not ok 4 - browser test"; exit 1; fi
 runs1=$(sqlite3 "$tmp/db" 'select count(*) from runs')

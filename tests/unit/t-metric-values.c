@@ -170,7 +170,7 @@ int main(void)
 	   "some classes and target states unknown");
 
 	is_int(sl_api_placement(st, run, &placement), 0, "placement");
-	is_int(sl_api_preemptions(st, run, 0, &preempt), 0, "preemptions");
+	is_int(sl_api_preemptions(st, run, 0, NULL, &preempt), 0, "preemptions");
 	for (int g = 0; g < 2; g++) {
 		json_t *pl = group_row(placement, groups[g]), *pe = group_row(preempt, groups[g]);
 		double want = value("missed_idle_rate", sums[g]);
