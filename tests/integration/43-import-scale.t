@@ -23,11 +23,15 @@ done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
+# the shell waits for a lock instead of failing: the two sqlite3 of a diff <(..) <(..) run
+# at once, and the one that closes last checkpoints the WAL under an exclusive lock
+sql() { sqlite3 -cmd ".timeout 5000" "$@"; }
+
 # rows of run $3 of table $2 in db $1 without run_id, in a fixed order
 rows() {
 	local cols
-	cols=$(sqlite3 "$1" "SELECT group_concat(name, ',') FROM pragma_table_info('$2') WHERE name != 'run_id'")
-	sqlite3 "$1" "SELECT $cols FROM $2 WHERE run_id = $3 ORDER BY $cols"
+	cols=$(sql "$1" "SELECT group_concat(name, ',') FROM pragma_table_info('$2') WHERE name != 'run_id'")
+	sql "$1" "SELECT $cols FROM $2 WHERE run_id = $3 ORDER BY $cols"
 }
 
 # shape NAME SxCxT DURATION CLIENTS: generates, imports and checks one shape
@@ -44,7 +48,7 @@ shape() {
 	echo "# $(grep -E '^(events|wakeups)' <<<"$truth" | tr '\n' ' ')"
 	$S import "$T/$name.txt" --sysfs "$T/$name" -o "$db" --json >"$T/$name.json" 2>"$T/$name.err"
 	ok "$name: imported" '[ $? = 0 ]' || { cat "$T/$name.err"; return; }
-	q() { sqlite3 "$db" "$1"; }
+	q() { sql "$db" "$1"; }
 
 	ok "$name: cpus table has all $nr CPUs, the last $((nr - 1))" \
 		'[ "$(q "SELECT count(*), max(cpu) FROM cpus WHERE host_id = (SELECT host_id FROM runs WHERE id = 1)")" = "$nr|$((nr - 1))" ]'
