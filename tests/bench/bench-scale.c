@@ -5,7 +5,7 @@
  * on each as ftrace text (`--policy llc-scan --clients 300 --backends 300 --text`; the
  * 16-CPU run's duration is chosen so that both traces hold about as many events), then
  * `schedlens import FILE --sysfs DIR -o DB` runs in a child, with per-event rows (the
- * default) and `--windows-only`, ROUNDS interleaved rounds. Printed, per shape and mode:
+ * default) and `--windows-only`, 3 interleaved rounds. Printed, per shape and mode:
  * events per CPU-second (events over the child's user + system time from wait4(), every
  * thread; median of the rounds), the peak of the child's anonymous memory (RssAnon of
  * /proc/PID/status, sampled every 5 ms: the input is mapped, so RSS counts the file and
@@ -16,6 +16,7 @@
  *
  *   SL_BENCH_SCALE_SECONDS  simulated seconds of the 192-CPU trace (default 2: ~1.7 M
  *                           events, 240 MB of text; the issue's 50 M events is ~60)
+ *   SL_BENCH_SCALE_ROUNDS   1..3 rounds (default 3; 1 for the issue's size in minutes)
  *   TMPDIR                  where the traces go (default /var/tmp: GBs at large sizes)
  *
  * Needs SL_SRC (mksysfs) and SL_BUILD (schedlens, slsynth), set by `make bench`.
@@ -32,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ROUNDS 3
+#define ROUNDS 3 /* at most; SL_BENCH_SCALE_ROUNDS may ask for fewer */
 #define SAMPLE_US 5000
 
 struct shape {
@@ -56,6 +57,8 @@ static int cmp_double(const void *a, const void *b)
 
 	return x < y ? -1 : x > y;
 }
+
+static int rounds = ROUNDS;
 
 static double median(const double *v, int n)
 {
@@ -249,12 +252,12 @@ static int import(const char *build, const char *dir, const struct shape *s, boo
 
 static void print_result(const struct shape *s, const char *mode, const struct result *res)
 {
-	double cpu = median(res->cpu_s, ROUNDS);
+	double cpu = median(res->cpu_s, rounds);
 
 	printf("scale: %4d CPUs (%s) %-14s %9" PRIu64 " events  %6.2f CPU-s  %5.2f M "
-	       "events/CPU-s  anon peak %6.1f MB  (VmHWM %6.1f MB)  db %.1f B/event\n",
+	       "events/CPU-s  anon peak %6.1f MB  (VmHWM %6.1f MB)  db %.2f B/event\n",
 	       s->cpus, s->name, mode, res->events, cpu, cpu > 0 ? res->events / cpu / 1e6 : 0,
-	       max_long(res->anon_kb, ROUNDS) / 1024.0, max_long(res->hwm_kb, ROUNDS) / 1024.0,
+	       max_long(res->anon_kb, rounds) / 1024.0, max_long(res->hwm_kb, rounds) / 1024.0,
 	       res->events ? res->db_bytes / res->events : 0);
 }
 
@@ -263,11 +266,11 @@ static double ratio(const struct result *big, const struct result *small)
 {
 	double v[ROUNDS];
 
-	for (int r = 0; r < ROUNDS; r++)
+	for (int r = 0; r < rounds; r++)
 		v[r] = big->cpu_s[r] > 0 && small->cpu_s[r] > 0 ?
 			       (big->events / big->cpu_s[r]) / (small->events / small->cpu_s[r]) :
 			       0;
-	return median(v, ROUNDS);
+	return median(v, rounds);
 }
 
 int main(void)
@@ -282,6 +285,12 @@ int main(void)
 	int err = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("SL_BENCH_SCALE_ROUNDS"))
+		rounds = atoi(getenv("SL_BENCH_SCALE_ROUNDS"));
+	if (rounds < 1 || rounds > ROUNDS) {
+		printf("scale: SL_BENCH_SCALE_ROUNDS must be 1..%d\n", ROUNDS);
+		return 1;
+	}
 	snprintf(path, sizeof(path), "%s/slsynth", build);
 	if (access(path, X_OK)) {
 		printf("scale: skipped (needs %s: make bench builds it)\n", path);
@@ -310,8 +319,8 @@ int main(void)
 	       "simulated, %" PRIu64 " events, %.0f MB of text; %s %.3f s, %" PRIu64
 	       " events, %.0f MB; %d rounds\n",
 	       big.name, big.seconds, big.events, big.text_mb, small.name, small.seconds,
-	       small.events, small.text_mb, ROUNDS);
-	for (int r = 0; r < ROUNDS; r++) {
+	       small.events, small.text_mb, rounds);
+	for (int r = 0; r < rounds; r++) {
 		if (import(build, dir, &big, false, r, &big_rows) ||
 		    import(build, dir, &small, false, r, &small_rows) ||
 		    import(build, dir, &big, true, r, &big_win) ||
