@@ -14,7 +14,7 @@
  * the 16-CPU one, per round, median. The issue's targets: anonymous memory < 500 MB at
  * 50 M events, throughput within 20% of the 16-CPU figure. Figures only, no verdict.
  *
- *   SL_BENCH_SCALE_SECONDS  simulated seconds of the 192-CPU trace (default 2: ~1.7 M
+ *   SL_BENCH_SCALE_SECONDS  simulated seconds of the 192-CPU trace (default 2: ~1.6 M
  *                           events, 240 MB of text; the issue's 50 M events is ~60)
  *   SL_BENCH_SCALE_ROUNDS   1..3 rounds (default 3; 1 for the issue's size in minutes)
  *   TMPDIR                  where the traces go (default /var/tmp: GBs at large sizes)
