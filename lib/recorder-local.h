@@ -22,7 +22,13 @@
 #include "tracefs-instance.h"
 
 #define CHUNK_EVENTS 1024
-#define MAX_QUEUED_CHUNKS 32 /* per CPU: beyond it the reader leaves data in the kernel */
+/* Published chunks a CPU may have waiting for the merge: beyond it the reader leaves data
+ * in the kernel's ring buffer. 32 per CPU up to 64 CPUs; above, the budget of all CPUs
+ * together (2 MiB x 64 = 128 MiB of chunks) is shared out, at least 4 each: 2 GiB at
+ * 1024 CPUs would be too much to hold for a merge that is behind. recorder_queue_cap(). */
+#define MAX_QUEUED_CHUNKS 32
+#define MIN_QUEUED_CHUNKS 4
+#define QUEUED_CHUNKS_BUDGET (64 * MAX_QUEUED_CHUNKS)
 #define PAGES_PER_ROUND 64 /* per CPU per reader round, for fairness in a group */
 #define SPLICE_PAGES 64 /* pages per splice: the reader's pipe is sized for them */
 #define PARTIAL_READ_NS 100000000ull /* read a quiet CPU's partial page this often */
@@ -63,6 +69,7 @@ struct cpu_state {
 	pthread_mutex_t lock;
 	struct chunk *head, *tail, *free_list;
 	int nr_queued;
+	int max_queued; /* recorder_queue_cap() */
 	_Atomic uint64_t wm;
 
 	/* consumer side */
@@ -111,6 +118,29 @@ struct sl_recorder {
 	int *tgid_pid, *tgid_tgid; /* sorted by pid */
 	size_t nr_tgids;
 };
+
+/* The cap on a CPU's published chunks for a recording of nr_cpus CPUs. */
+static inline int recorder_queue_cap(int nr_cpus)
+{
+	int cap = nr_cpus > 0 ? QUEUED_CHUNKS_BUDGET / nr_cpus : MAX_QUEUED_CHUNKS;
+
+	return cap > MAX_QUEUED_CHUNKS ? MAX_QUEUED_CHUNKS :
+	       cap < MIN_QUEUED_CHUNKS ? MIN_QUEUED_CHUNKS :
+					 cap;
+}
+
+/* Reader threads for nr_cpus CPUs, per each: ceil(nr_cpus / per), 64 at 1024 CPUs. */
+static inline int recorder_nr_readers(int nr_cpus, unsigned int per)
+{
+	return (int)(((unsigned int)nr_cpus + per - 1) / per);
+}
+
+/* fds a recording of nr_cpus CPUs holds open: per CPU trace_pipe_raw and stats, per
+ * reader an epoll instance and a pipe */
+static inline int recorder_fds(int nr_cpus, unsigned int per)
+{
+	return 2 * nr_cpus + 3 * recorder_nr_readers(nr_cpus, per);
+}
 
 static inline uint64_t mono_ns(void)
 {

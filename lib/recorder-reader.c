@@ -59,7 +59,7 @@ static bool queue_full(struct cpu_state *cs)
 	bool full;
 
 	pthread_mutex_lock(&cs->lock);
-	full = cs->nr_queued >= MAX_QUEUED_CHUNKS;
+	full = cs->nr_queued >= cs->max_queued;
 	pthread_mutex_unlock(&cs->lock);
 	return full;
 }

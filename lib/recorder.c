@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <tracefs/tracefs.h>
@@ -131,6 +132,25 @@ static int enable_events(struct sl_recorder *rec)
 	return 0;
 }
 
+/*
+ * A 1024-CPU host needs over 2000 fds for its buffers (recorder_fds()), more than the
+ * usual soft limit of 1024: when they would not leave 256 for the rest (database, logs,
+ * sockets), the soft limit is raised towards the hard one, to what they need plus 1024.
+ * Smaller hosts keep their limit. A hard limit too low shows later as EMFILE, by name.
+ */
+static void raise_fd_limit(int need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= (rlim_t)need + 256)
+		return;
+	rl.rlim_cur = (rlim_t)need + 1024;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+		rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 static int open_cpus(struct sl_recorder *rec)
 {
 	int nr = tep_get_cpus(rec->tep), r;
@@ -143,6 +163,7 @@ static int open_cpus(struct sl_recorder *rec)
 		page_size = sysconf(_SC_PAGESIZE); /* no data field: the kernel's default */
 	if (nr <= 0)
 		nr = sysconf(_SC_NPROCESSORS_CONF);
+	raise_fd_limit(recorder_fds(nr, per));
 	rec->cpus = calloc(nr, sizeof(*rec->cpus));
 	if (!rec->cpus)
 		return -ENOMEM;
@@ -179,7 +200,9 @@ static int open_cpus(struct sl_recorder *rec)
 	if (!rec->nr_cpus)
 		return sl_error(-SL_ETRACE, "no per_cpu trace_pipe_raw could be opened");
 
-	rec->nr_readers = (rec->nr_cpus + per - 1) / per;
+	for (int c = 0; c < rec->nr_cpus; c++)
+		rec->cpus[c].max_queued = recorder_queue_cap(rec->nr_cpus);
+	rec->nr_readers = recorder_nr_readers(rec->nr_cpus, per);
 	rec->readers = calloc(rec->nr_readers, sizeof(*rec->readers));
 	if (!rec->readers) {
 		rec->nr_readers = 0;

@@ -2,11 +2,14 @@
 /*
  * Store benchmark: wakeup rows per second through the writer (push to commit, WAL,
  * synchronous=NORMAL, a real file under $TMPDIR), bytes per wakeup row and per window row
- * as measured by SQLite's dbstat. Then bytes per source event for windows after a real
- * recording: `schedlens record -o DB -- pgbench -S ...` on a PostgreSQL 15 cluster of our
- * own (tests/bench/pg-cluster), windows table and its index pages (dbstat: whole pages,
- * free space in them included) divided by runs.events of that run. Skipped, and said so,
- * without root or PostgreSQL.
+ * as measured by SQLite's dbstat. Then bytes per source event of every table, its indexes
+ * included (B/event, pages, bytes), and of the whole file, for a database holding one run: a synthesized pgbench
+ * (slsynth's llc-scan on the guest16 shape, stored through a session as a recording is; no
+ * root needed), and a real recording: `schedlens record -o DB -- pgbench -S ...` on a
+ * PostgreSQL 15 cluster of our own (tests/bench/pg-cluster). Bytes are dbstat's whole
+ * pages (free space in them included) divided by runs.events; dbstat is in Debian's
+ * SQLite (SQLITE_ENABLE_DBSTAT_VTAB); without it only the file total is printed. The
+ * recording is skipped, and said so, without root or PostgreSQL.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../synth/synth-db.h"
 #include "error.h"
 #include "pgload.h"
 #include "store.h"
@@ -41,6 +45,103 @@ static int64_t q_int(sqlite3 *db, const char *sql)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+static int fail(int err);
+
+/*
+ * Bytes per event of every table of the database at path (one run, of events source
+ * events), indexes counted with their table, largest first; then the total of dbstat's
+ * pages and the file's (page_count x page_size: the free list and the WAL-less header
+ * page too). "store: bytes/event <what>:" starts every line, for grep.
+ */
+static int bytes_per_event(const char *path, const char *what, const char *desc)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int64_t events, file, sum = 0;
+	int rc;
+
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fprintf(stderr, "bench-store: cannot open '%s'\n", path);
+		sqlite3_close(h);
+		return 1;
+	}
+	events = q_int(h, "SELECT sum(events) FROM runs");
+	file = q_int(h, "SELECT page_count * page_size FROM pragma_page_count, "
+			"pragma_page_size");
+	printf("store: bytes/event %s: %s: %lld events in %lld run(s), file %.1f MB\n", what, desc,
+	       (long long)events, (long long)q_int(h, "SELECT count(*) FROM runs"), file / 1e6);
+	if (events <= 0) {
+		sqlite3_close(h);
+		return 1;
+	}
+	/* indexes (and the autoindexes of UNIQUE and PRIMARY KEY) belong to their table */
+	rc = sqlite3_prepare_v2(h,
+				"SELECT coalesce(m.tbl_name, d.name) AS t, sum(d.pgsize), "
+				"sum(d.pgsize) FILTER (WHERE m.type = 'index'), count(*) "
+				"FROM dbstat AS d LEFT JOIN sqlite_schema AS m ON m.name = d.name "
+				"GROUP BY t ORDER BY 2 DESC, t",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		printf("store: bytes/event %s: no dbstat in this SQLite (%s): total only: "
+		       "%.2f B/event\n",
+		       what, sqlite3_errmsg(h), (double)file / events);
+		sqlite3_close(h);
+		return 0;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t b = sqlite3_column_int64(st, 1), ib = sqlite3_column_int64(st, 2);
+
+		sum += b;
+		if (b == 0)
+			continue;
+		printf("store: bytes/event %s:   %-20s %8.3f B/event  (%lld pages, %lld B, of "
+		       "them indexes %lld B)\n",
+		       what, (const char *)sqlite3_column_text(st, 0), (double)b / events,
+		       (long long)sqlite3_column_int64(st, 3), (long long)b, (long long)ib);
+	}
+	sqlite3_finalize(st);
+	printf("store: bytes/event %s:   %-20s %8.3f B/event  (dbstat pages %lld B; whole "
+	       "file %.3f B/event)\n",
+	       what, "TOTAL", (double)sum / events, (long long)sum, (double)file / events);
+	sqlite3_close(h);
+	return 0;
+}
+
+/* A synthesized pgbench on the guest16 shape, every row stored, into dir/synth.db. */
+static int synth_bytes_per_event(const char *dir)
+{
+	const char *src = getenv("SL_SRC");
+	struct synth_db_opts o = { 0 };
+	struct synth_config cfg;
+	struct synth_truth truth;
+	struct sl_topo *topo = NULL;
+	char sysfs[600], db[600], cmd[2048];
+	int err;
+
+	snprintf(sysfs, sizeof(sysfs), "%s/sysfs", dir);
+	snprintf(db, sizeof(db), "%s/synth.db", dir);
+	snprintf(cmd, sizeof(cmd), "'%s/tests/fixtures/mksysfs' guest16 '%s'", src ? src : ".",
+		 sysfs);
+	if (system(cmd) != 0 || sl_topo_read(sysfs, &topo) < 0) {
+		fprintf(stderr, "bench-store: cannot generate the guest16 sysfs (SL_SRC?)\n");
+		return 1;
+	}
+	synth_config_default(&cfg, topo);
+	cfg.policy = SYNTH_LLC_SCAN;
+	cfg.duration_ns = 5000000000ull;
+	o.db_path = db;
+	err = synth_to_db(&cfg, &o, NULL, &truth);
+	sl_topo_free(topo);
+	if (err)
+		return fail(err);
+	synth_truth_free(&truth);
+	err = bytes_per_event(db, "synth",
+			      "slsynth llc-scan on guest16, 5 s simulated, every row stored");
+	unlink(db);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sysfs);
+	return system(cmd) ? 1 : err;
 }
 
 static int fail(int err)
@@ -113,8 +214,9 @@ static int windows_per_event(void)
 	       (long long)ibytes, events > 0 ? (double)bytes / events : 0,
 	       rows > 0 ? (double)bytes / rows : 0);
 	sqlite3_close(h);
-	pgload_stop(&pg);
-	return 0;
+	r = bytes_per_event(db, "pgbench", "schedlens record -o of pgbench -S -c 8 -j 2 -T 8");
+	pgload_stop(&pg); /* removes the cluster's dir, db with it */
+	return r;
 }
 
 int main(void)
@@ -220,6 +322,7 @@ int main(void)
 	       (long long)q_int(sl_store_db(st), "SELECT avg(length(lat_hist)) FROM windows"));
 	sl_store_close(st);
 	unlink(path);
+	err = synth_bytes_per_event(dir);
 	rmdir(dir);
-	return windows_per_event();
+	return err ? err : windows_per_event();
 }

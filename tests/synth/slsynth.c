@@ -6,7 +6,10 @@
  * With --db the run is analysed and stored like a recording (labelled, with a made-up
  * kernel release), so `schedlens diff` can compare synthetic kernels.
  *
- *   slsynth --topology westmere|epyc|guest16 | --sysfs DIR  --policy buddy|llc-scan
+ * --topology takes any shape tests/fixtures/mksysfs knows: a named machine or SxCxT
+ * (sockets x cores x threads, e.g. 4x24x2 for 192 CPUs, 8x64x2 for 1024).
+ *
+ *   slsynth --topology westmere|epyc|guest16|SxCxT | --sysfs DIR  --policy buddy|llc-scan
  *           [--seed N] [--duration S] [--clients N] [--backends N] [--locks N]
  *           [--no-wakeup-preempt] [--min-gran-us N] [--text [--usec]] [--lhp]
  *           [--db FILE [--kernel K] [--label L] [--host H] [--window-ms N] [--windows-only]]
@@ -66,7 +69,7 @@ static int print_text(void *ctx, const struct sl_event *ev)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: slsynth --topology westmere|epyc|guest16 | --sysfs DIR\n"
+		"usage: slsynth --topology westmere|epyc|guest16|SxCxT | --sysfs DIR\n"
 		"               --policy buddy|llc-scan [--seed N] [--duration S] [--clients N]\n"
 		"               [--backends N] [--locks N] [--no-wakeup-preempt]\n"
 		"               [--min-gran-us N] [--text [--usec]] [--lhp] [--set KNOB=V ...]\n"

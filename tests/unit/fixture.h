@@ -15,8 +15,8 @@
 
 struct sqlite3;
 
-/* "westmere", "epyc" or "guest16"; exits the test with "Bail out!" if it cannot. The
- * caller frees the topology with sl_topo_free(). */
+/* "westmere", "epyc", "guest16" or SxCxT (tests/fixtures/mksysfs); exits the test with
+ * "Bail out!" if it cannot. The caller frees the topology with sl_topo_free(). */
 struct sl_topo *fixture_topo(const char *shape);
 
 /* The whole file at path, NUL-terminated, its length in *ret_len (may be NULL); NULL if it

@@ -88,6 +88,20 @@ static enum sl_relation expect_guest16(int a, int b)
 	return a / 4 == b / 4 ? SL_REL_LLC : SL_REL_REMOTE;
 }
 
+/* mksysfs SxCxT: thread k of CPU n is n + k*S*C, sockets of C cores, an LLC each */
+static int shape_s, shape_c;
+
+static enum sl_relation expect_sxcxt(int a, int b)
+{
+	int sc = shape_s * shape_c;
+
+	if (a == b)
+		return SL_REL_SAME;
+	if (a % sc == b % sc)
+		return SL_REL_SMT;
+	return (a % sc) / shape_c == (b % sc) / shape_c ? SL_REL_LLC : SL_REL_REMOTE;
+}
+
 /* Checks every pair and counts how often each class occurs. */
 static void check_all_pairs(const struct sl_topo *t, expect_fn expect, const char *name,
 			    const int *want_counts)
@@ -144,6 +158,31 @@ static void test_shapes(void)
 	is_int(t->cpus[7].node, -1, "guest16: no NUMA node given means -1");
 	check_all_pairs(t, expect_guest16, "guest16", guest16);
 	sl_topo_free(t);
+
+	/* any SxCxT shape: a 4-thread one, the 192 CPUs, 1024 CPUs */
+	static const int shapes[][3] = { { 2, 3, 4 }, { 4, 24, 2 }, { 8, 64, 2 } };
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		int S = shapes[i][0], C = shapes[i][1], T = shapes[i][2], n = S * C * T;
+		int want[SL_REL_COUNT] = { n, n * (T - 1), n * (C - 1) * T, 0,
+					   n * (S - 1) * C * T };
+		char name[32];
+
+		snprintf(name, sizeof(name), "%dx%dx%d", S, C, T);
+		shape_s = S;
+		shape_c = C;
+		if (!ok(!sl_topo_read(fixture(name), &t), "%s fixture reads", name))
+			continue;
+		is_int(t->nr_online, n, "%s: %d CPUs", name, n);
+		is_int(t->nr_packages, S, "%s: %d packages", name, S);
+		is_int(t->nr_llcs, S, "%s: %d LLCs, one per package", name, S);
+		is_int(t->nr_cores, S * C, "%s: %d cores", name, S * C);
+		is_int(t->cpus[n - 1].node, S - 1, "%s: the last CPU on node %d", name, S - 1);
+		is_int(t->cpus[n - 1].core_id, C - 1, "%s: the last CPU is core_id %d", name,
+		       C - 1);
+		check_all_pairs(t, expect_sxcxt, name, want);
+		sl_topo_free(t);
+	}
 }
 
 static void test_offline_and_holes(void)
