@@ -686,8 +686,8 @@ int sl_store_run_begin(struct sl_store *store, const struct sl_run_meta *m, int6
 		store,
 		"INSERT INTO runs (host_id, kernel_release, kernel_version, cmdline, boot_id, "
 		"preempt_mode, sched_features, sched_sysctls, workload, source, trace_clock, "
-		"nr_cpus, recorder_version, start_wall, start_ns) "
-		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"nr_cpus, recorder_version, start_wall, start_ns, params) "
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		&st, "storing a run in");
 	if (err)
 		return err;
@@ -707,6 +707,7 @@ int sl_store_run_begin(struct sl_store *store, const struct sl_run_meta *m, int6
 	sqlite3_bind_int64(st, 14,
 			   (int64_t)(m->start_wall_ns ? m->start_wall_ns : sl_store_now_wall()));
 	sqlite3_bind_int64(st, 15, (int64_t)m->start_ns);
+	bind_text(st, 16, m->params);
 	err = step_done(store, st, "storing a run in");
 	if (err)
 		return err;
