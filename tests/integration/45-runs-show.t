@@ -34,7 +34,7 @@ ok "synthesized run 2 (a label with a comma and quotes)" '[ $? -eq 0 ]' || exit 
 ok "runs: exit 0" '[ $? -eq 0 ]'
 sed 's/^/# /' "$tmp/runs.txt"
 ok "runs table: header and one line per run, newest first" \
-	'[ "$(wc -l <"$tmp/runs.txt")" = 3 ] && head -1 "$tmp/runs.txt" | grep -q "^ID  KERNEL .*EVENTS .*COMPLETE  STATUS  *SKIPPED  SOURCE$" &&
+	'[ "$(wc -l <"$tmp/runs.txt")" = 3 ] && head -1 "$tmp/runs.txt" | grep -q "^ID  KERNEL .*EVENTS .*COMPLETE  STATUS  *SKIPPED  SOURCE  WHAT WAS RUN$" &&
 	 sed -n 2p "$tmp/runs.txt" | grep -q "^ *2  6.12-test" && sed -n 3p "$tmp/runs.txt" | grep -q "^ *1  6.1-test "'
 "$SL" runs --db "$db" --json >"$tmp/runs.json"
 js=$(python3 -c "
