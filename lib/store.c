@@ -686,8 +686,8 @@ int sl_store_run_begin(struct sl_store *store, const struct sl_run_meta *m, int6
 		store,
 		"INSERT INTO runs (host_id, kernel_release, kernel_version, cmdline, boot_id, "
 		"preempt_mode, sched_features, sched_sysctls, workload, source, trace_clock, "
-		"nr_cpus, recorder_version, start_wall, start_ns, params) "
-		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"nr_cpus, recorder_version, start_wall, start_ns) "
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		&st, "storing a run in");
 	if (err)
 		return err;
@@ -707,12 +707,19 @@ int sl_store_run_begin(struct sl_store *store, const struct sl_run_meta *m, int6
 	sqlite3_bind_int64(st, 14,
 			   (int64_t)(m->start_wall_ns ? m->start_wall_ns : sl_store_now_wall()));
 	sqlite3_bind_int64(st, 15, (int64_t)m->start_ns);
-	bind_text(st, 16, m->params);
 	err = step_done(store, st, "storing a run in");
 	if (err)
 		return err;
 	*ret_run_id = sqlite3_last_insert_rowid(store->db);
-	return 0;
+	/* runs.params came with schema 11: a file kept at an older version has no such column */
+	if (!m->params || store->version < 11)
+		return 0;
+	err = prepare(store, "UPDATE runs SET params = ? WHERE id = ?", &st, "storing a run in");
+	if (err)
+		return err;
+	bind_text(st, 1, m->params);
+	sqlite3_bind_int64(st, 2, *ret_run_id);
+	return step_done(store, st, "storing a run in");
 }
 
 int sl_store_run_end(struct sl_store *store, int64_t run_id, const struct sl_run_totals *t)
