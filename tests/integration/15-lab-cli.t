@@ -75,7 +75,7 @@ for args in "pgbench --scale 0|bad --scale '0'" "pgbench --scale 101|bad --scale
 	"cmd|cmd needs a command after --" "cmd --copy $tmp/none -- true|--copy $tmp/none: no such file" \
 	"hackbench --copy $tmp|--copy is for the cmd workload only" \
 	"hackbench -- true|a command after -- is for the cmd workload only" \
-	"cmd -d 1.5 -- true|bad -d '1.5'"; do
+	"cmd -d 1.5 -- true|bad -d '1.5'" "cmd --copy $tmp --copy $tmp/ -- true|another --copy is also named"; do
 	set -- ${args%%|*}
 	run "$SL" lab run 6.1 "$@" -o "$tmp/y.db"
 	ok "lab run $*: exit 1 before any guest, says ${args#*|}" \
