@@ -50,8 +50,9 @@ static const char usage_text[] =
 	"            [--runs N] [-o DB] [-l LABEL] [--alpha A] [--json] [run options]\n"
 	"  KERNEL: 6.1, 6.12, 7.x, a release (7.2.13+deb14-cloud-amd64) or a bzImage path\n"
 	"  A, B: KERNEL[:FEATURE,...][@PREEMPT], e.g. 6.1 and 6.1:NO_WAKEUP_PREEMPTION\n"
-	"  run options passed on: -d SECONDS -c N -j N -L LOOPS --mode M --topology SxCxT\n"
-	"            --sysctl N=V --append ARGS";
+	"  run options passed on: -d SECONDS -c N -j N -L LOOPS --mode M --scale N\n"
+	"            --topology SxCxT --sysctl N=V --append ARGS --copy PATH\n"
+	"  WORKLOAD: pgbench, hackbench, or cmd [--copy PATH]... -- COMMAND ARGS";
 
 #define MAX_RUNS 64
 #define MAX_GROUPS 16
@@ -77,6 +78,8 @@ struct lab_ab {
 	int runs_each; /* explain: runs of A, of B and of each flip */
 	char *pass[64]; /* run options passed on to every `lab run` */
 	int nr_pass;
+	char **command; /* cmd: what follows "--", passed on after it */
+	int nr_command;
 	struct lab_side side[2];
 };
 
@@ -198,10 +201,14 @@ static int64_t newest_run(const char *db)
 static int run_side(struct lab_ab *ab, struct lab_side *s, const char *keep)
 {
 	char path[PATH_MAX + 32];
-	char *argv[96];
-	int argc = 0, status = 0;
+	/* the fixed options below, the ones passed on, "--", the command, NULL */
+	char **argv =
+		calloc(16 + (size_t)ab->nr_pass + 1 + (size_t)ab->nr_command + 1, sizeof(*argv));
+	int argc = 0, status = 0, err = 0;
 	int64_t before = newest_run(ab->db), after;
 
+	if (!argv)
+		return cli_error("out of memory");
 	snprintf(path, sizeof(path), "%s/run", lab_dir());
 	argv[argc++] = path;
 	argv[argc++] = s->kernel;
@@ -224,12 +231,19 @@ static int run_side(struct lab_ab *ab, struct lab_side *s, const char *keep)
 	}
 	for (int i = 0; i < ab->nr_pass; i++)
 		argv[argc++] = ab->pass[i];
+	if (ab->nr_command) {
+		argv[argc++] = "--";
+		for (int i = 0; i < ab->nr_command; i++)
+			argv[argc++] = ab->command[i];
+	}
 	argv[argc] = NULL;
-	for (int attempt = 1; attempt <= 2; attempt++) {
+	for (int attempt = 1; attempt <= 2 && !err; attempt++) {
 		pid_t pid = fork();
 
-		if (pid < 0)
-			return cli_error("fork: %s", strerror(errno));
+		if (pid < 0) {
+			err = cli_error("fork: %s", strerror(errno));
+			break;
+		}
 		if (!pid) {
 			/* stdout is the report's (--json): the run's chatter goes to stderr */
 			dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -246,8 +260,11 @@ static int run_side(struct lab_ab *ab, struct lab_side *s, const char *keep)
 			WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 			attempt == 1 ? ", trying once more" : "");
 		if (attempt == 2 || (WIFEXITED(status) && WEXITSTATUS(status) == 127))
-			return EXIT_FAIL;
+			err = EXIT_FAIL;
 	}
+	free(argv);
+	if (err)
+		return err;
 	after = newest_run(ab->db);
 	if (after <= before)
 		return cli_error("lab run of %s stored no run in %s", s->kernel, ab->db);
@@ -400,12 +417,22 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 		{ "topology", required_argument, NULL, 'T' },
 		{ "sysctl", required_argument, NULL, 'S' },
 		{ "append", required_argument, NULL, 'A' },
+		{ "scale", required_argument, NULL, 'Z' },
+		{ "copy", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	uint64_t u;
 	int opt, err;
 
+	/* cmd's command follows "--": the options and the three positions come before it */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			ab->command = argv + i + 1;
+			ab->nr_command = argc - i - 1;
+			argc = i;
+			break;
+		}
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:l:g:d:c:j:L:r:h", opts, NULL)) != -1) {
 		if (explain ? (opt == 'N' || opt == 'M') : (opt == 'K' || opt == 'F' || opt == 'r'))
@@ -467,6 +494,8 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 		case 'T':
 		case 'S':
 		case 'A':
+		case 'Z':
+		case 'C':
 			if (ab->nr_pass + 2 > (int)(sizeof(ab->pass) / sizeof(ab->pass[0])))
 				return cli_usage_error("lab", "too many run options");
 			/* the option as `lab run` spells it, then its value */
@@ -474,6 +503,8 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 							   opt == 'T' ? "--topology" :
 							   opt == 'S' ? "--sysctl" :
 							   opt == 'A' ? "--append" :
+							   opt == 'Z' ? "--scale" :
+							   opt == 'C' ? "--copy" :
 							   opt == 'd' ? "-d" :
 							   opt == 'c' ? "-c" :
 							   opt == 'j' ? "-j" :
@@ -492,6 +523,11 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 	    (err = parse_side(argv[optind + 1], &ab->side[1])))
 		return err;
 	ab->workload = argv[optind + 2];
+	if (!strcmp(ab->workload, "cmd") != (ab->nr_command > 0))
+		return cli_usage_error("lab", "%s",
+				       ab->nr_command ?
+					       "a command after -- is for workload cmd only" :
+					       "cmd needs its command after --");
 	if (!ab->label)
 		ab->label = ab->workload;
 	if (explain && !ab->metric)

@@ -28,8 +28,8 @@
 #include "topo.h"
 
 static const char usage_text[] =
-	"schedlens record [-d DURATION] [-l LABEL] [-o DB] [--buffer-kb N] [--json] "
-	"[-- COMMAND ARGS...]";
+	"schedlens record [-d DURATION] [-l LABEL] [-o DB] [--param KEY=VALUE]... "
+	"[--buffer-kb N] [--json] [-- COMMAND ARGS...]";
 
 static volatile sig_atomic_t stop_requested;
 
@@ -154,6 +154,7 @@ struct report {
 	double wall_s;
 	const char *label;
 	const char *db;
+	json_t *params; /* --param KEY=VALUE, stored as runs.params */
 	int child_status;
 };
 
@@ -204,6 +205,8 @@ static void print_json(const struct report *r)
 	json_object_set_new(o, "merge_cpu_s", json_real(r->st.merge_cpu_s));
 	if (r->child_status >= 0)
 		json_object_set_new(o, "command_status", json_integer(r->child_status));
+	if (json_object_size(r->params))
+		json_object_set(o, "params", r->params);
 	if (r->res.run_id >= 0)
 		json_object_set_new(o, "run_id", json_integer(r->res.run_id));
 	json_object_set_new(o, "notes", notes);
@@ -290,6 +293,26 @@ static int child_exit_code(int status)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* --param KEY=VALUE: a key of letters, digits and _ (a JSON path needs no quoting). */
+static int add_param(json_t *params, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	char key[64];
+
+	if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key) ||
+	    strspn(kv, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+		    (size_t)(eq - kv))
+		return cli_usage_error("record",
+				       "invalid --param '%s' (KEY=VALUE, KEY of letters, "
+				       "digits and _)",
+				       kv);
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+	/* the last of a repeated key wins, as with any option given twice */
+	if (json_object_set_new(params, key, json_string(eq + 1)))
+		return cli_usage_error("record", "invalid --param '%s' (not UTF-8)", kv);
+	return 0;
+}
+
 /* The options: -1 to go on, else the exit status (a bad value, --help). */
 static int record_options(int argc, char **argv, double *duration, struct report *rep,
 			  struct sl_recorder_opts *opts, bool *json)
@@ -300,6 +323,7 @@ static int record_options(int argc, char **argv, double *duration, struct report
 		{ "output", required_argument, NULL, 'o' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "param", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -327,6 +351,10 @@ static int record_options(int argc, char **argv, double *duration, struct report
 		}
 		case 'j':
 			*json = true;
+			break;
+		case 'p':
+			if (add_param(rep->params, optarg))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			return cli_help(usage_text);
@@ -395,6 +423,7 @@ int cmd_record(int argc, char **argv)
 	struct record_ctx rc = { 0 };
 	struct sl_recorder_opts opts = { .on_batch = on_batch, .ctx = &rc };
 	struct report rep = { .child_status = -1, .res = { .run_id = -1 } };
+	char *params_text = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct sl_hostinfo *hi = NULL;
 	struct sl_topo *topo = NULL;
@@ -407,16 +436,23 @@ int cmd_record(int argc, char **argv)
 	pid_t child = -1;
 	int r, ret = EXIT_OK;
 
-	if ((r = record_options(argc, argv, &duration, &rep, &opts, &json)) >= 0)
+	rep.params = json_object();
+	if (!rep.params)
+		return cli_error("out of memory");
+	if ((r = record_options(argc, argv, &duration, &rep, &opts, &json)) >= 0) {
+		json_decref(rep.params);
 		return r;
+	}
 	if (optind == argc && duration <= 0)
 		duration = 10;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if ((r = sl_hostinfo_read(&hi)) < 0)
-		return cli_error("%s", sl_errmsg(r));
+	if ((r = sl_hostinfo_read(&hi)) < 0) {
+		ret = cli_error("%s", sl_errmsg(r));
+		goto out_free;
+	}
 	if ((r = sl_topo_read(NULL, &topo)) < 0)
 		fprintf(stderr, "schedlens: warning: %s; placement classes will be unavailable\n",
 			sl_errmsg(r));
@@ -437,6 +473,14 @@ int cmd_record(int argc, char **argv)
 	if (sl_recorder_stale_warning(rep.rec)[0])
 		fprintf(stderr, "schedlens: warning: %s\n", sl_recorder_stale_warning(rep.rec));
 	sl_session_opts_live(&sopts, hi, topo, rep.rec, rep.db, rep.label);
+	if (json_object_size(rep.params)) {
+		params_text = json_dumps(rep.params, JSON_COMPACT);
+		if (!params_text) {
+			ret = cli_error("out of memory");
+			goto out;
+		}
+		sopts.meta.params = params_text;
+	}
 	r = sl_session_open(&sopts, &rc.session);
 	if (r < 0) {
 		ret = rep.db ? cli_error("cannot store in '%s': %s", rep.db, sl_errmsg(r)) :
@@ -486,5 +530,7 @@ out_free:
 	sl_comm_counts_free(counts);
 	sl_topo_free(topo);
 	sl_hostinfo_free(hi);
+	free(params_text);
+	json_decref(rep.params);
 	return ret;
 }

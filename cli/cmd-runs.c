@@ -33,6 +33,7 @@ static const struct pr_col cols[] = {
 	{ "status", "STATUS", PR_STR },
 	{ "skipped_lines", "SKIPPED", PR_INT },
 	{ "source", "SOURCE", PR_STR },
+	{ "params", "WHAT WAS RUN", PR_STR },
 };
 
 static void print_run(struct pr *p, json_t *r)
@@ -57,6 +58,7 @@ static void print_run(struct pr *p, json_t *r)
 	pr_json(p, json_object_get(r, "status"));
 	pr_json(p, json_object_get(r, "skipped_lines"));
 	pr_json(p, json_object_get(r, "source"));
+	pr_params(p, json_object_get(r, "params"));
 }
 
 int cmd_runs(int argc, char **argv)

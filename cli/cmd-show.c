@@ -71,6 +71,7 @@ static const struct pr_col run_cols[] = {
 	{ "preempt_mode", "preempt" },
 	{ "trace_clock", "clock" },
 	{ "label", "label" },
+	{ "params", "what was run" },
 	{ "host", "host" },
 	{ "source", "source" },
 	{ "start_wall", "started (UTC)", PR_WALL },
@@ -92,13 +93,16 @@ static void print_run(struct pr *p, const struct run_data *d)
 {
 	json_t *r = d->run, *s = json_object_get(r, "start_ns"), *e = json_object_get(r, "end_ns");
 	static const char *const keys[] = { "id",	    "kernel_release", "kernel_version",
-					    "preempt_mode", "trace_clock",    "label",
-					    "hostname",	    "source",	      "start_wall" };
+					    "preempt_mode", "trace_clock",    "label" };
+	static const char *const keys2[] = { "hostname", "source", "start_wall" };
 
 	pr_table(p, "run", NULL, run_cols, NR(run_cols), PR_RECORD);
 	pr_row(p);
 	for (size_t i = 0; i < NR(keys); i++)
 		pr_json(p, json_object_get(r, keys[i]));
+	pr_params(p, json_object_get(r, "params"));
+	for (size_t i = 0; i < NR(keys2); i++)
+		pr_json(p, json_object_get(r, keys2[i]));
 	if (json_is_integer(s) && json_is_integer(e))
 		pr_real(p, (double)(json_integer_value(e) - json_integer_value(s)) / 1e9);
 	else

@@ -138,6 +138,27 @@ void pr_json_text(struct pr *p, json_t *v, const char *text)
 	cell(p, v ? json_incref(v) : json_null(), text);
 }
 
+void pr_params(struct pr *p, json_t *params)
+{
+	const char *key;
+	json_t *v;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!json_object_size(params) || !(f = open_memstream(&buf, &size))) {
+		pr_null(p);
+		return;
+	}
+	json_object_foreach(params, key, v)
+	{
+		fprintf(f, "%s%s=%s", ftell(f) ? " " : "", key, json_string_value(v) ?: "");
+	}
+	fclose(f);
+	pr_json_text(p, params, buf);
+	free(buf);
+}
+
 void pr_line(struct pr *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -316,6 +337,14 @@ static void csv_value(FILE *out, json_t *v)
 		fprintf(out, "%.10g", json_real_value(v));
 	else if (json_is_boolean(v))
 		fputc(json_is_true(v) ? '1' : '0', out);
+	else if (json_is_object(v)) {
+		/* runs.params: its JSON, one field */
+		char *text = json_dumps(v, JSON_COMPACT);
+
+		if (text)
+			csv_str(out, text);
+		free(text);
+	}
 }
 
 static void csv_table(struct pr *p)

@@ -75,6 +75,8 @@ void pr_null(struct pr *p);
 void pr_json(struct pr *p, json_t *v);
 /* A raw value for JSON and CSV (borrowed) shown as text in the table. */
 void pr_json_text(struct pr *p, json_t *v, const char *text);
+/* runs.params (an object of strings): "key=value key=value" in the table, else the object. */
+void pr_params(struct pr *p, json_t *params);
 void pr_table_end(struct pr *p);
 
 /* A line for people: text only (CSV and JSON stay machine-readable). */

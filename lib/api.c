@@ -42,7 +42,21 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 	"r.workload AS label, r.source, r.boot_id, r.trace_clock, r.nr_cpus, "                \
 	"r.recorder_version, r.start_wall, r.end_wall, r.start_ns, r.end_ns, r.events, "      \
 	"r.lost_events, r.has_gaps, r.dropped_rows, r.complete, r.import_error, "             \
-	"r.skipped_lines, " SL_RUN_STATUS_SQL " AS status "
+	"r.skipped_lines, json(r.params) AS params, " SL_RUN_STATUS_SQL " AS status "
+
+/* runs.params is JSON text in the database: an object (or null) in the API's rows. */
+static void params_as_object(json_t *rows)
+{
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		json_t *row = json_array_get(rows, i);
+		const char *text = json_string_value(json_object_get(row, "params"));
+		json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+
+		json_object_set_new(row, "params", json_is_object(o) ? o : json_null());
+		if (o && !json_is_object(o))
+			json_decref(o);
+	}
+}
 
 int sl_api_runs(struct sl_store *store, int limit, json_t **ret)
 {
@@ -67,6 +81,7 @@ int sl_api_runs(struct sl_store *store, int limit, json_t **ret)
 		json_decref(arr);
 		return err;
 	}
+	params_as_object(arr);
 	*ret = json_pack("{s:o}", "runs", arr);
 	return *ret ? 0 : -ENOMEM;
 }
@@ -155,6 +170,7 @@ int sl_api_run(struct sl_store *store, int64_t run_id, json_t **ret)
 			     "FROM runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?1",
 			     run_id, 0, &rows)))
 		return err;
+	params_as_object(rows);
 	if ((err = query_run(db,
 			     "SELECT grp AS name, COUNT(*) AS windows, SUM(wakeups) AS wakeups, "
 			     "SUM(switches) AS switches FROM windows WHERE run_id = ?1 "

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,123 @@ static int select_kernels(sqlite3 *db, const struct sl_compare_opts *o, struct s
 	return 0;
 }
 
+/* The run's params (runs.params) into obj: key -> value, nothing if it has none. */
+static int run_params(sqlite3 *db, int64_t run, json_t *obj)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT j.key, j.value FROM runs r, json_each(r.params) j "
+			       "WHERE r.id = ?1 AND json_valid(r.params)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot read runs.params");
+	sqlite3_bind_int64(st, 1, run);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+
+		if (k && v)
+			json_object_set_new(obj, k, json_string(v));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sl_db_error(db, "cannot read runs.params");
+}
+
+/* A run's value of a param, "-" if it has none. */
+static const char *param_of(json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key)) ?: "-";
+}
+
+/* Whether every run of both sides has one value of key. */
+static bool alike(json_t *runs[2], const char *key)
+{
+	const char *first = NULL;
+	json_t *obj;
+	size_t i;
+
+	for (int s = 0; s < 2; s++)
+		json_array_foreach(runs[s], i, obj)
+		{
+			if (!first)
+				first = param_of(obj, key);
+			else if (strcmp(first, param_of(obj, key)))
+				return false;
+		}
+	return true;
+}
+
+/* "[a|b]": the distinct values of key over a side's runs (a command may hold ; and ,). */
+static void side_values(FILE *f, json_t *runs, const char *key)
+{
+	json_t *seen = json_object(), *obj;
+	size_t i;
+
+	fputc('[', f);
+	json_array_foreach(runs, i, obj)
+	{
+		const char *v = param_of(obj, key);
+
+		if (!json_object_get(seen, v)) {
+			fprintf(f, "%s%s", json_object_size(seen) ? "|" : "", v);
+			json_object_set_new(seen, v, json_true());
+		}
+	}
+	fputc(']', f);
+	json_decref(seen);
+}
+
+/*
+ * A note when the compared runs were not run alike by their runs.params (lab runs: the
+ * workload and its options): "what was run differs: scale [1] vs [2]". The kernel is
+ * what a comparison is usually about, so its params (kernel, kernel_package) are left out.
+ */
+static int note_params(sqlite3 *db, struct sl_comparison *c)
+{
+	json_t *runs[2] = { json_array(), json_array() }, *keys = json_object(), *obj, *v;
+	const char *key;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = NULL;
+	int err = 0;
+
+	if (!runs[0] || !runs[1] || !keys || !(f = open_memstream(&text, &size))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int s = 0; s < 2 && !err; s++)
+		for (int r = 0; r < c->side[s].nr_runs && !err; r++) {
+			obj = json_object();
+			json_array_append_new(runs[s], obj);
+			err = run_params(db, c->side[s].runs[r], obj);
+			json_object_update(keys, obj);
+		}
+	if (err)
+		goto out;
+	json_object_foreach(keys, key, v)
+	{
+		if (!strcmp(key, "kernel") || !strcmp(key, "kernel_package") || alike(runs, key))
+			continue;
+		fprintf(f, "%s%s ", ftell(f) ? "; " : "", key);
+		side_values(f, runs[0], key);
+		fputs(" vs ", f);
+		side_values(f, runs[1], key);
+	}
+	fclose(f);
+	f = NULL;
+	if (*text)
+		sl_cmp_note(c, "what was run differs (runs.params): %s", text);
+out:
+	if (f)
+		fclose(f);
+	free(text);
+	json_decref(runs[0]);
+	json_decref(runs[1]);
+	json_decref(keys);
+	return err;
+}
+
 int sl_cmp_select(sqlite3 *db, const struct sl_compare_opts *o, struct sl_comparison *c)
 {
 	int err;
@@ -275,5 +393,5 @@ int sl_cmp_select(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 						"run %" PRId64
 						" is on both sides of the comparison",
 						c->side[0].runs[i]);
-	return 0;
+	return note_params(db, c);
 }

@@ -711,7 +711,15 @@ int sl_store_run_begin(struct sl_store *store, const struct sl_run_meta *m, int6
 	if (err)
 		return err;
 	*ret_run_id = sqlite3_last_insert_rowid(store->db);
-	return 0;
+	/* runs.params came with schema 11: a file kept at an older version has no such column */
+	if (!m->params || store->version < 11)
+		return 0;
+	err = prepare(store, "UPDATE runs SET params = ? WHERE id = ?", &st, "storing a run in");
+	if (err)
+		return err;
+	bind_text(st, 1, m->params);
+	sqlite3_bind_int64(st, 2, *ret_run_id);
+	return step_done(store, st, "storing a run in");
 }
 
 int sl_store_run_end(struct sl_store *store, int64_t run_id, const struct sl_run_totals *t)

@@ -98,6 +98,7 @@ struct sl_run_meta {
 	const char *sched_features; /* debugfs sched/features text, if readable */
 	const char *sched_sysctls; /* "name=value" lines, if readable */
 	const char *workload; /* user label, "" if none */
+	const char *params; /* JSON object of what was run (record --param), NULL if none */
 	const char *source; /* "live", "trace.dat", "text"; NULL = "live" */
 	const char *trace_clock; /* "mono", "boot", "local", ... */
 	const char *recorder_version; /* NULL = this binary's SL_VERSION */

@@ -39,6 +39,18 @@ rc=$?
 ok "command mode forwards the command's exit status (3)" '[ $rc -eq 3 ]'
 ok "command_status in json" 'grep -q "\"command_status\":3" "$tmp/out"'
 
+# --param: what was run, stored as runs.params (a JSON object, the last of a repeated key)
+"$SL" record -d 0.5 -o "$tmp/p.db" --param workload=cmd --param "command=sh -c 'x y'" \
+	--param scale=1 --param scale=2 >/dev/null 2>&1
+ok "record --param: exit 0" '[ $? -eq 0 ]'
+"$SL" runs --db "$tmp/p.db" --json >"$tmp/out"
+ok "record --param: runs --json has the params, scale=2 (the last given)" \
+	'python3 -c "import json,sys; p=json.load(open(sys.argv[1]))[\"runs\"][0][\"params\"]; sys.exit(p != {\"workload\": \"cmd\", \"command\": \"sh -c '"'"'x y'"'"'\", \"scale\": \"2\"})" "$tmp/out"'
+"$SL" show --db "$tmp/p.db" 1 >"$tmp/out"
+ok "record --param: show prints what was run" \
+	'grep -q "^what was run *workload=cmd command=sh -c '"'"'x y'"'"' scale=2$" "$tmp/out"'
+rm -f "$tmp"/p.db*
+
 for sig in INT TERM; do
 	"$SL" record -d 30 >"$tmp/out" 2>&1 &
 	p=$!; pids+=("$p")

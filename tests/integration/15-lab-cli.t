@@ -69,4 +69,47 @@ done
 run "$SL" lab run 6.1 frobbench
 ok "lab run of an unknown workload: exit 1, named" '[ $rc -eq 1 ] && says "unknown workload '"'"'frobbench'"'"'"'
 
+# pgbench --scale and the cmd workload: refused before any guest
+for args in "pgbench --scale 0|bad --scale '0'" "pgbench --scale 101|bad --scale '101'" \
+	"pgbench --scale x|bad --scale 'x'" "hackbench --scale 2|--scale is for pgbench only" \
+	"cmd|cmd needs a command after --" "cmd --copy $tmp/none -- true|--copy $tmp/none: no such file" \
+	"hackbench --copy $tmp|--copy is for the cmd workload only" \
+	"hackbench -- true|a command after -- is for the cmd workload only" \
+	"cmd -d 1.5 -- true|bad -d '1.5'" "cmd --copy $tmp --copy $tmp/ -- true|another --copy is also named"; do
+	set -- ${args%%|*}
+	run "$SL" lab run 6.1 "$@" -o "$tmp/y.db"
+	ok "lab run $*: exit 1 before any guest, says ${args#*|}" \
+		'[ $rc -eq 1 ] && says "${args#*|}" && [ ! -e "$tmp/y.db" ]'
+done
+run "$SL" lab run 6.1 pgbench -o "$tmp/y.db" --scale
+ok "lab run pgbench --scale without its value: exit 1, says so" \
+	'[ $rc -eq 1 ] && says "option --scale needs a value" && [ ! -e "$tmp/y.db" ]'
+run "$SL" lab run --help
+ok "lab run --help names --scale, --copy and the command after --" \
+	'grep -q -- "--scale N" "$tmp/out" && grep -q -- "--copy PATH" "$tmp/out" && grep -q -- "-- COMMAND ARGS" "$tmp/out"'
+run "$SL" lab ab 6.1 6.12 cmd --copy "$tmp" -o "$tmp/x.db"
+ok "lab ab cmd without a command: exit 2, says so" '[ $rc -eq 2 ] && says "cmd needs its command after --" && [ ! -e "$tmp/x.db" ]'
+run "$SL" lab ab 6.1 6.12 pgbench --scale 2 -o "$tmp/x.db" -- true
+ok "lab ab pgbench with a command: exit 2, says so" '[ $rc -eq 2 ] && says "is for workload cmd only" && [ ! -e "$tmp/x.db" ]'
+
+# lab ab passes --scale, --copy and the command on to lab run: a stand-in for the run
+# script (SL_LAB_DIR) notes the arguments it got and fails, so nothing is booted
+mkdir -p "$tmp/fake"
+printf '%s\n' '#!/bin/sh' 'for a in "$@"; do printf "<%s>" "$a"; done >>"${0%/*}/args"' \
+	'echo >>"${0%/*}/args"' 'exit 1' >"$tmp/fake/run"
+chmod +x "$tmp/fake/run"
+SL_LAB_DIR=$tmp/fake run "$SL" lab ab 6.1 6.12 cmd --copy "$tmp/a b" -d 30 -o "$tmp/x.db" -- sh -c 'echo "x y"'
+ok "lab ab cmd: each run gets --copy, -d and the command after --, words intact" \
+	'[ $rc -eq 1 ] && [ "$(head -1 "$tmp/fake/args")" = "<6.1><cmd><-o><$tmp/x.db><-l><cmd><--copy><$tmp/a b><-d><30><--><sh><-c><echo \"x y\">" ]'
+rm -f "$tmp/fake/args"
+SL_LAB_DIR=$tmp/fake run "$SL" lab ab 6.1 6.12 pgbench --scale 3 -o "$tmp/x.db"
+ok "lab ab pgbench --scale 3: passed on" \
+	'[ $rc -eq 1 ] && [ "$(head -1 "$tmp/fake/args")" = "<6.1><pgbench><-o><$tmp/x.db><-l><pgbench><--scale><3>" ]'
+
+# record --param: a bad one is refused before recording
+run "$SL" record --param =x -d 1 -o "$tmp/p.db"
+ok "record --param without a key: exit 2, says so" '[ $rc -eq 2 ] && says "invalid --param '"'"'=x'"'"'" && [ ! -e "$tmp/p.db" ]'
+run "$SL" record --param "a-b=1" -d 1 -o "$tmp/p.db"
+ok "record --param with a - in the key: exit 2" '[ $rc -eq 2 ] && says "invalid --param" && [ ! -e "$tmp/p.db" ]'
+
 done_testing

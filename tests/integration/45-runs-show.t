@@ -34,7 +34,7 @@ ok "synthesized run 2 (a label with a comma and quotes)" '[ $? -eq 0 ]' || exit 
 ok "runs: exit 0" '[ $? -eq 0 ]'
 sed 's/^/# /' "$tmp/runs.txt"
 ok "runs table: header and one line per run, newest first" \
-	'[ "$(wc -l <"$tmp/runs.txt")" = 3 ] && head -1 "$tmp/runs.txt" | grep -q "^ID  KERNEL .*EVENTS .*COMPLETE  STATUS  *SKIPPED  SOURCE$" &&
+	'[ "$(wc -l <"$tmp/runs.txt")" = 3 ] && head -1 "$tmp/runs.txt" | grep -q "^ID  KERNEL .*EVENTS .*COMPLETE  STATUS  *SKIPPED  SOURCE  WHAT WAS RUN$" &&
 	 sed -n 2p "$tmp/runs.txt" | grep -q "^ *2  6.12-test" && sed -n 3p "$tmp/runs.txt" | grep -q "^ *1  6.1-test "'
 "$SL" runs --db "$db" --json >"$tmp/runs.json"
 js=$(python3 -c "
@@ -170,6 +170,25 @@ n1=$(python3 -c "import csv, sys; print(len(list(csv.DictReader(sys.stdin))))" <
 n2=$(python3 -c "import json, sys; d = json.load(sys.stdin); print(len(d['findings']), d['baseline_runs'], d['candidate_runs'])" < <("$SL" findings --db "$db" 1 --json))
 ok "findings 1 --csv / --json: every finding ($n1; $n2)" \
 	'[ "$n1" = "$(q "select count(*) from findings where comparison_id = 1")" ] && [ "$n2" = "$n1 [1, 3] [2, 4]" ]'
+
+# --- runs.params (what was run, as lab runs store it): runs, show and diff's note
+q "UPDATE runs SET params = json_object('workload', 'pgbench', 'kernel', '6.1', 'scale', '1', 'clients', '16') WHERE id IN (1, 3)"
+q "UPDATE runs SET params = json_object('workload', 'pgbench', 'kernel', '6.12', 'scale', '2', 'clients', '16') WHERE id = 2"
+"$SL" runs --db "$db" >"$tmp/runs.txt"
+ok "runs: WHAT WAS RUN of run 1 as key=value" \
+	'grep -q "^ *1  6.1-test .*  workload=pgbench kernel=6.1 scale=1 clients=16$" "$tmp/runs.txt" && grep -q "^ *4  6.12-test .*  synth   -$" "$tmp/runs.txt"'
+pj=$(python3 -c "import json, sys; r = json.load(sys.stdin)['runs']; print(r[2]['params']['scale'], r[0]['params'])" < <("$SL" runs --db "$db" --json))
+ok "runs --json: params an object, null without ($pj)" '[ "$pj" = "2 None" ]'
+"$SL" show --db "$db" 2 >"$tmp/show2.txt"
+ok "show: what was run" 'grep -q "^what was run  *workload=pgbench kernel=6.12 scale=2 clients=16$" "$tmp/show2.txt"'
+"$SL" diff --db "$db" --force --no-store --baseline-runs 1,3 --candidate-runs 2 >"$tmp/diff.txt" 2>&1
+ok "diff: a note names the params that differ (scale), not the kernel's" \
+	'grep -qx "note: what was run differs (runs.params): scale \[1\] vs \[2\]" "$tmp/diff.txt"'
+"$SL" diff --db "$db" --force --no-store --baseline-runs 1,3 --candidate-runs 2,4 >"$tmp/diff.txt" 2>&1
+ok "diff: a run without params is '-' on its side" \
+	'grep -qx "note: what was run differs (runs.params): workload \[pgbench\] vs \[pgbench|-\]; scale \[1\] vs \[2|-\]; clients \[16\] vs \[16|-\]" "$tmp/diff.txt"'
+"$SL" diff --db "$db" --force --no-store --baseline-runs 1 --candidate-runs 3 >"$tmp/diff.txt" 2>&1
+ok "diff of runs run alike: no such note" '! grep -q "what was run" "$tmp/diff.txt"'
 
 # --- errors
 "$SL" show --db "$db" 42 >"$tmp/o" 2>"$tmp/e"

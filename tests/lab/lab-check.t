@@ -20,6 +20,9 @@
 #     preemptions and the recorder read the wakeups' interrupt context; the spinning-waiter
 #     counters of it and of the select-only runs are logged beside each other;
 #   - the newest 7.x cloud kernel of sid and trixie-backports boots and records;
+#   - a command of the user's (cmd: a script copied in with --copy) runs and records: its
+#     exit status is reported, its processes are a group of the run, and runs.params says
+#     what was run;
 #   - no guest or temporary file is left behind.
 # Everything it records stays in SL_LAB_OUT (default $SL_BUILD/lab-check): lab.db, the diffs,
 # each guest's topology. LAB_DURATION (default 15) sets every recording's seconds.
@@ -57,8 +60,9 @@ lab_run() {
 	local name=$1 try rc
 	shift
 	for try in 1 2; do
-		TMPDIR=$LAB_TMP "$LAB/run" "$@" -d "$DUR" -o "$DB" --keep "$OUT/$name" \
-			2> "$OUT/$name.log"
+		# KERNEL WORKLOAD, the suite's options, then the run's (cmd's command goes last)
+		TMPDIR=$LAB_TMP "$LAB/run" "$1" "$2" -d "$DUR" -o "$DB" --keep "$OUT/$name" \
+			"${@:3}" 2> "$OUT/$name.log"
 		rc=$?
 		grep -E '^lab: (kernel|  pgbench: tps|guest kernel died)' "$OUT/$name.log" | note
 		[ $rc = 0 ] && break
@@ -159,6 +163,19 @@ check_feature() {
 	ok "${PIPESTATUS[0]}" "NO_WAKEUP_PREEMPTION: wakeup preemption flagged down (or inconclusive, never equivalent), no other regression"
 }
 
+# cmd: a script of four busy subshells, copied in; they are group lab-cmd.sh (a script's
+# comm is its file name), and the run's params name the workload and the command.
+check_cmd() {
+	local run=$1 tasks params
+	tasks=$(sqlite3 "$DB" "SELECT count(*) FROM tasks WHERE run_id = $run AND grp = 'lab-cmd.sh'")
+	params=$(sqlite3 "$DB" "SELECT json_extract(params, '$.workload') || ' ' ||
+		json_extract(params, '$.command') FROM runs WHERE id = $run")
+	grep -q '^lab: command exited with status 0$' "$OUT/cmd.log" &&
+		grep -q '^lab:   cmd: lab-cmd.sh: 4 workers done$' "$OUT/cmd.log" &&
+		[ "${tasks:-0}" -ge 5 ] && [ "$params" = "cmd ./lab-cmd.sh 4" ]
+	ok $? "cmd run $run: status 0 reported, ${tasks:-0} tasks of group lab-cmd.sh, params '$params'"
+}
+
 # The TPC-B-like run against the select-only ones: LHP per group and second, logged.
 check_tpcb() {
 	local run=$1 sel=$2
@@ -203,7 +220,7 @@ print(",".join(str(r) for r in c[sys.argv[2]]["runs"]))' "$OUT/ab.json" "$1"
 }
 
 main() {
-	echo "1..17"
+	echo "1..19"
 	rm -rf "$OUT" && mkdir -p "$LAB_TMP"
 	local k
 	for k in 6.1 6.12 7.x; do
@@ -232,12 +249,20 @@ main() {
 	local b1
 	lab_run tpcb 6.1 pgbench --mode tpcb -c 32 -l pgbench-tpcb && b1=$(last_run)
 	ok $? "6.1 pgbench run, TPC-B-like, 32 clients"
+	local m1
+	printf '%s\n' '#!/bin/sh' 'i=0' 'while [ $i -lt "$1" ]; do' \
+		'	(n=0; while [ $n -lt 20000 ]; do n=$((n + 1)); done) &' 'i=$((i + 1))' 'done' \
+		'wait' 'echo "lab-cmd.sh: $1 workers done"' > "$OUT/lab-cmd.sh"
+	chmod +x "$OUT/lab-cmd.sh"
+	lab_run cmd 6.1 cmd --copy "$OUT/lab-cmd.sh" -- ./lab-cmd.sh 4 && m1=$(last_run)
+	ok $? "6.1 cmd run of a copied script"
 	elapsed "guest runs recorded: $(sqlite3 "$DB" 'SELECT count(*) FROM runs') in lab.db"
 
 	check_aa "${a1:-0}" "${a2:-0}"
 	check_feature "${h1:-0}" "${f1:-0}"
 	check_cross "$(ids ${a1-} ${a2-})" "$(ids ${c1-} ${c2-})"
 	check_tpcb "${b1:-0}" "$(ids ${a1-} ${a2-})"
+	check_cmd "${m1:-0}"
 	elapsed "diffs done"
 
 	local left
