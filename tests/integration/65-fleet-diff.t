@@ -202,7 +202,8 @@ ok "table: hosts and steps, and the notes on fleet mode" \
 # --- the lab hosts: real pgbench runs, 1 s windows stamped 2026-12-04 19:05-19:28 UTC. A
 # step must hold several samples (docs/fleet.md), so 3 s steps here.
 k61=6.1.0-50-cloud-amd64 k612=6.12.117+deb13-cloud-amd64
-"$SL" diff --db "$tmp/lab.db" --baseline $k61 --candidate $k612 --no-store --json \
+# stored (no --no-store): a read-write open migrates the fixture's older schema
+"$SL" diff --db "$tmp/lab.db" --baseline $k61 --candidate $k612 --json \
 	>"$tmp/lab-local.json" 2>"$tmp/lab-local.err"
 llrc=$?
 "$SL" diff --prometheus "$prom" --baseline "kernel=\"$k61\"" --candidate "kernel=\"$k612\"" \
