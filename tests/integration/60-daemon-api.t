@@ -205,6 +205,16 @@ ok "trace slice: 200 text/plain, every event inside the range (events, outside: 
 "$SL" import "$tmp/slice.txt" -o "$tmp/slice.db" >"$tmp/slice.out" 2>&1
 ok "trace slice: schedlens import reads it back" 'grep -q "stored as run 1" "$tmp/slice.out"' ||
 	sed 's/^/# /' "$tmp/slice.out"
+# a whole run's trace: each wakeup row stands for a waking and a wakeup line at least, each
+# slice for a switch
+nw=$(sqlite3 "$db" "select (select 2 * count(*) from wakeups where run_id = $prev) +
+	(select count(*) from sched_slices where run_id = $prev)")
+if [ "$nw" -gt 200000 ]; then
+	ok "trace of a whole run past 200,000 lines (at least $nw): 413, narrow it" \
+		'[ "$(get "$base/api/v1/runs/$prev/trace")" = 413 ] && grep -q "narrow it" "$tmp/body"'
+else
+	skip "trace of a whole run past 200,000 lines: 413" "run $prev has at least $nw lines only"
+fi
 ok "trace: a bad range is 400, an unknown run 404" \
 	'[ "$(get "$base/api/v1/runs/$prev/trace?from=9&to=3")" = 400 ] &&
 	 [ "$(get "$base/api/v1/runs/999999/trace")" = 404 ]'
