@@ -51,7 +51,8 @@
       e.preventDefault();
       const res = await fetch(url, { headers: { Authorization: 'Bearer ' + t } });
       if (res.ok) download(name, 'text/plain', await res.text());
-    } }, `trace slice of #${run.id} (ftrace text)`);
+    }, title: 'ftrace text for trace-cmd, KernelShark or Perfetto; at most 200,000 lines (narrow the range past that)' },
+    `trace slice of #${run.id} (ftrace text)`);
   }
 
   // a table of rows under its export buttons; cols: [[key, heading, format]]

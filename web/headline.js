@@ -74,7 +74,8 @@
       SL.verdictBadge(f.verdict), ' ',
       h('span', { class: 'hf-metric' }, f.metric.replace(/_/g, ' '), ' of ', h('code', {}, groupName(f.group))), ' ',
       h('span', { class: 'hf-values' }, `${SL.fmtValue(val(f, 'baseline'), u)} → ${SL.fmtValue(val(f, 'candidate'), u)}`), ' ',
-      h('span', { class: 'hf-rel' }, `(${SL.fmtRel(f.rel_change)}${u === '%' ? ', ' + SL.fmtDelta(val(f, 'candidate') - val(f, 'baseline'), u) : ''})`));
+      h('span', { class: 'hf-rel' }, `(${SL.fmtRel(f.rel_change)}${u === '%' ? ', ' + SL.fmtDelta(val(f, 'candidate') - val(f, 'baseline'), u) : ''})`),
+      ctx ? [' ', SL.evidenceButton(f, ctx, 'li')] : null);
   }
 
   // verdict: the comparison's; fs: its findings (of the groups shown); M: the metric table;
