@@ -153,12 +153,13 @@ test('compare leads with the headline: verdict, top findings by severity, diagno
   assert.equal(await text(hl.locator('.headline-verdict')),
     `regression Regression: the candidate is worse · ${BASE} → ${CAND} · group postgres, label pgbench, 2 vs 2 runs · 9 flagged, 21 unchanged`);
   const items = hl.locator('ol.headline-findings > li');
+  // (each ends with its evidence control, a button labelled "evidence")
   assert.deepEqual((await items.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), [
-    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts)',
-    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%)',
-    'change waker same share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts)',
-    'change policy affine share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts)',
-    'change policy llc scan share of postgres 100.0% → 66.9% (−33.1%, −33.1 pts)',
+    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts) evidence',
+    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%) evidence',
+    'change waker same share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts) evidence',
+    'change policy affine share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts) evidence',
+    'change policy llc scan share of postgres 100.0% → 66.9% (−33.1%, −33.1 pts) evidence',
   ]);
   assert.equal(await text(hl.locator('p.diagnosis')),
     "Diagnosis: policy fingerprint: llc-scan 100% → 67%, buddy 77% → 100%, affine 12% → 19%; LHP cost 3.3× the baseline's (1.24 ms/s → 4.04 ms/s)");
