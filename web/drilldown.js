@@ -67,6 +67,8 @@
   const secsFrom = (origin) => (ns) => SL.dur(Math.max(0, (ns - origin) / 1e9));
   const usecOrDash = (v) => (v === null || v === undefined ? '–' : SL.usec(v));
   const yesNo = (v) => (v ? 'yes' : 'no');
+  // seconds from the run's start to the µs: events a few µs apart must read apart
+  const inRun = (v) => SL.num(v, 6) + ' s';
 
   // One side's worst wakeups: each run's LIMIT worst, merged, the LIMIT worst of those
   async function wakeupSide(side, runs, group, order, range, signal) {
@@ -83,7 +85,7 @@
       missed_idle: w.missed_idle, missed_smt: w.missed_smt })));
     rows.sort((a, b) => (b.latency_ns || 0) - (a.latency_ns || 0) || a.ts_ns - b.ts_ns);
     const shown = rows.slice(0, LIMIT);
-    const cols = [['run', 'Run', (v) => '#' + v], ['t_s', 'Time in run', (v) => SL.dur(v)], ['ts_ns', 'Trace time (ns)'],
+    const cols = [['run', 'Run', (v) => '#' + v], ['t_s', 'Time in run', inRun], ['ts_ns', 'Trace time (ns)'],
       ['wall_ns', 'Wall time', (v) => new Date(v / 1e6).toISOString()], ['cpu', 'CPU'], ['run_cpu', 'Ran on'],
       ['pid', 'pid'], ['comm', 'comm'], ['target_state', 'Target state'], ['llc_idle', 'Idle in LLC'],
       ['latency_ns', 'Latency', usecOrDash], ['class_prev', 'class_prev'], ['class_waker', 'class_waker'],
@@ -114,7 +116,7 @@
       cause: e.cause, off_ns: e.off_ns, waiters: e.waiters, lhp_cost_ns: e.lhp_cost_ns })));
     rows.sort((a, b) => (b.lhp_cost_ns || 0) - (a.lhp_cost_ns || 0) || a.ts_ns - b.ts_ns);
     const shown = rows.slice(0, LIMIT);
-    const cols = [['run', 'Run', (v) => '#' + v], ['t_s', 'Time in run', (v) => SL.dur(v)], ['ts_ns', 'Trace time (ns)'], ['cpu', 'CPU'],
+    const cols = [['run', 'Run', (v) => '#' + v], ['t_s', 'Time in run', inRun], ['ts_ns', 'Trace time (ns)'], ['cpu', 'CPU'],
       ['victim_comm', 'Preempted holder', (v, r) => `${v} (${r.victim_pid})`], ['preemptor_comm', 'Preempted by', (v, r) => `${v} (${r.preemptor_pid})`],
       ['cause', 'Cause'], ['off_ns', 'Off CPU', usecOrDash], ['waiters', 'Waiters'], ['lhp_cost_ns', 'Waiters\' lost time', usecOrDash]];
     return [
@@ -153,22 +155,20 @@
   };
 
   // The finding's "evidence" control: a button that opens (and closes) the drill-down in
-  // place, after the row (a table row of full width) or inside the headline's list item
+  // place: inside the headline's list item, or for a table row right below the findings
+  // table (inside a row it would be as wide as the table and scroll away with it at 800 px)
+  let nextId = 0;
   SL.evidenceButton = function evidenceButton(f, ctx, where) {
     let open = null;
-    const btn = h('button', { type: 'button', class: 'secondary evidence', 'aria-expanded': 'false',
+    const id = 'evidence-' + ++nextId;
+    const btn = h('button', { type: 'button', class: 'secondary evidence', 'aria-expanded': 'false', 'aria-controls': id,
       'aria-label': `evidence for ${f.metric.replace(/_/g, ' ')} of ${f.group}` }, 'evidence');
     btn.addEventListener('click', () => {
       if (open) { open.remove(); open = null; btn.setAttribute('aria-expanded', 'false'); return; }
-      const dd = SL.drilldown(f, ctx);
-      const row = btn.closest(where);
-      if (where === 'tr') {
-        open = h('tr', { class: 'drill-row' }, h('td', { colspan: row.children.length }, dd));
-        row.after(open);
-      } else {
-        open = dd;
-        row.appendChild(open);
-      }
+      open = SL.drilldown(f, ctx);
+      open.id = id;
+      if (where === 'tr') btn.closest('.table-scroll').after(open);
+      else btn.closest(where).appendChild(open);
       btn.setAttribute('aria-expanded', 'true');
     });
     return btn;

@@ -703,7 +703,7 @@ test('evidence of a placement finding: each side\'s worst missed-idle wakeups, b
     assert.equal(u.searchParams.get('order'), 'missed', 'missed-idle finding: order=missed');
     assert.equal(u.searchParams.get('group'), 'postgres');
   }
-  const dd = page.locator('tr.drill-row .drilldown[data-metric="missed_idle_rate"]');
+  const dd = page.locator('.findings-card .drilldown[data-metric="missed_idle_rate"]');
   for (const side of ['baseline', 'candidate']) {
     const t = dd.locator(`.drill-side[data-side="${side}"] table.drill.wakeups`);
     assert.equal(await t.count(), 1, side + ': a wakeup table');
@@ -734,7 +734,7 @@ test('evidence of a placement finding: each side\'s worst missed-idle wakeups, b
   // Enter again closes it
   await btn.focus();
   await page.keyboard.press('Enter');
-  assert.equal(await page.locator('tr.drill-row').count(), 0);
+  assert.equal(await page.locator('.findings-card .drilldown').count(), 0);
   assert.equal(await btn.getAttribute('aria-expanded'), 'false');
   assert.deepEqual(problems, []);
 });
@@ -762,7 +762,7 @@ test('evidence of a preemption or LHP finding: each side\'s costliest LHP events
   await drillReady();
   await page.screenshot({ path: `${OUT}/drill-lhp.png`, fullPage: true });
   assert.ok(apiCalls.some((u) => u.includes('/runs/1/lhp?')) && apiCalls.some((u) => u.includes('/runs/3/lhp?')), 'asks /lhp of both sides');
-  const dd = page.locator(`tr.drill-row .drilldown[data-metric="${metric}"]`);
+  const dd = page.locator(`.findings-card > div > .drilldown[data-metric="${metric}"], details.unchanged > .drilldown[data-metric="${metric}"]`);
   assert.equal(await dd.getAttribute('data-kind'), 'lhp');
   for (const side of ['baseline', 'candidate']) {
     const t = dd.locator(`.drill-side[data-side="${side}"] table.drill.lhp-events`);
@@ -786,7 +786,7 @@ test('evidence with a range: the range\'s events and a trace slice (200, text/pl
   await page.locator('tr.finding[data-metric="missed_idle_rate"][data-group="postgres"] button.evidence').click();
   await drillReady();
   await page.screenshot({ path: `${OUT}/drill-range.png`, fullPage: true });
-  const dd = page.locator('tr.drill-row .drilldown');
+  const dd = page.locator('.findings-card .drilldown');
   const start = (await (await page.request.get(URL + '/api/v1/runs/1')).json()).start_ns;
   const from = start + 2e9, to = start + 2.01e9;
   // the baseline's rows of run 1 lie in the range
