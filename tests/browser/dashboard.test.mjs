@@ -4,8 +4,10 @@
 // with a database of two kernels' runs. Every view loads with no console error and no
 // failed request; the compare view shows the expected findings; the heatmap has one cell
 // per CPU; the time range (URL, brush, crosshair, whole minutes), every view at 800 px and
-// the keyboard alone; with SL_TOKEN_URL and SL_TOKEN (a server with --token-file) the page
-// asks for the token once and sends it, also at 800 px on the range views. Screenshots of
+// the keyboard alone; a finding's evidence (worst wakeups or LHP events of each side, CSV
+// and JSON export of the rows shown, the trace slice of a range, the message for a run
+// without per-event rows); with SL_TOKEN_URL and SL_TOKEN (a server with --token-file) the
+// page asks for the token once and sends it, also at 800 px on the range views. Screenshots of
 // each view go to $SL_ARTEFACTS.
 //   SL_URL=http://127.0.0.1:PORT [SL_TOKEN_URL=http://127.0.0.1:PORT2 SL_TOKEN=T]
 //   SL_ARTEFACTS=DIR SL_NR_CPUS=80 node --test dashboard.test.mjs
