@@ -67,17 +67,20 @@
       parts.map((p, i) => [i ? '; ' : '', p]));
   };
 
-  function findingLine(f, M) {
+  // ctx (optional): the comparison's runs and range, for each finding's evidence control
+  function findingLine(f, M, ctx) {
     const u = unitOf(f, M);
     return h('li', { class: 'headline-finding hl-' + f.verdict, 'data-metric': f.metric, 'data-group': f.group },
       SL.verdictBadge(f.verdict), ' ',
       h('span', { class: 'hf-metric' }, f.metric.replace(/_/g, ' '), ' of ', h('code', {}, groupName(f.group))), ' ',
       h('span', { class: 'hf-values' }, `${SL.fmtValue(val(f, 'baseline'), u)} → ${SL.fmtValue(val(f, 'candidate'), u)}`), ' ',
-      h('span', { class: 'hf-rel' }, `(${SL.fmtRel(f.rel_change)}${u === '%' ? ', ' + SL.fmtDelta(val(f, 'candidate') - val(f, 'baseline'), u) : ''})`));
+      h('span', { class: 'hf-rel' }, `(${SL.fmtRel(f.rel_change)}${u === '%' ? ', ' + SL.fmtDelta(val(f, 'candidate') - val(f, 'baseline'), u) : ''})`),
+      ctx ? [' ', SL.evidenceButton(f, ctx, 'li')] : null);
   }
 
   // verdict: the comparison's; fs: its findings (of the groups shown); M: the metric table;
-  // opts.title: what was compared, opts.note: a sentence after the verdict
+  // opts.title: what was compared, opts.note: a sentence after the verdict, opts.ctx: the
+  // runs and range for the findings' evidence (SL.drilldown)
   SL.headline = function headline(verdict, fs, M, opts = {}) {
     const top = SL.rankFindings(fs).slice(0, HEADLINE_MAX);
     const flagged = fs.filter(SL.isFlagged).length;
@@ -89,28 +92,29 @@
       h('p', { class: 'headline-verdict' }, SL.verdictBadge(verdict), ' ', h('strong', {}, SL.verdictText(verdict)),
         opts.title ? [' · ', opts.title] : null, h('span', { class: 'muted' }, ` · ${counts}`)),
       opts.note ? h('p', { class: 'headline-note' }, opts.note) : null,
-      top.length ? h('ol', { class: 'headline-findings' }, top.map((f) => findingLine(f, M))) : null,
+      top.length ? h('ol', { class: 'headline-findings' }, top.map((f) => findingLine(f, M, opts.ctx))) : null,
       SL.diagnosis(fs, M));
   };
 
   // The findings table: flagged and inconclusive rows, then the unchanged ones behind a
-  // toggle (closed by default)
-  SL.findingsBlock = function findingsBlock(fs, M) {
+  // toggle (closed by default); ctx as for SL.headline
+  SL.findingsBlock = function findingsBlock(fs, M, ctx) {
     const shown = SL.rankFindings(fs).concat(fs.filter((f) => f.verdict === 'inconclusive'));
     const rest = fs.filter(SL.isUnchanged);
     return [
-      shown.length ? SL.findingsTable(shown, M) : h('p', { class: 'muted' }, 'No metric flagged.'),
+      shown.length ? SL.findingsTable(shown, M, ctx) : h('p', { class: 'muted' }, 'No metric flagged.'),
       rest.length ? h('details', { class: 'unchanged' },
         h('summary', {}, `${rest.length} unchanged metric${rest.length > 1 ? 's' : ''} (equivalent or too little data)`),
-        SL.findingsTable(rest, M)) : null,
+        SL.findingsTable(rest, M, ctx)) : null,
     ];
   };
 
   // The findings table shared by the overview and the compare view; M (the metric table)
-  // supplies units the rows lack; in its own scroller (nine columns are wider than 800 px)
-  SL.findingsTable = function findingsTable(rows, M) {
+  // supplies units the rows lack; in its own scroller (nine columns are wider than 800 px);
+  // with ctx (the runs and range, SL.drilldown) a last column holds each row's evidence control
+  SL.findingsTable = function findingsTable(rows, M, ctx) {
     return SL.scroll(h('table', { class: 'findings' },
-      h('thead', {}, h('tr', {}, ['Verdict', 'Group', 'Metric', 'Baseline', 'Candidate', 'Change', '95% CI of Δ', 'p (Holm)', 'Explanation']
+      h('thead', {}, h('tr', {}, ['Verdict', 'Group', 'Metric', 'Baseline', 'Candidate', 'Change', '95% CI of Δ', 'p (Holm)', 'Explanation'].concat(ctx ? ['Evidence'] : [])
         .map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, rows.map((f) => {
         const u = unitOf(f, M);
@@ -124,7 +128,8 @@
           h('td', { class: 'num' }, f.ci_low === null || f.ci_low === undefined ? '–' : `${SL.fmtDelta(f.ci_low, u)} … ${SL.fmtDelta(f.ci_high, u)}`),
           h('td', { class: 'num' }, f.p_adjusted === null || f.p_adjusted === undefined ? '–' :
             f.p_adjusted < 0.001 ? '< 0.001' : SL.num(f.p_adjusted, 3)),
-          h('td', { class: 'expl' }, SL.fixUnits(f.explanation)));
+          h('td', { class: 'expl' }, SL.fixUnits(f.explanation)),
+          ctx ? h('td', {}, SL.evidenceButton(f, ctx, 'tr')) : null);
       }))), 'findings');
   };
 })(window.SL);

@@ -103,6 +103,8 @@ window.SL.views = window.SL.views || {};
   // sessionStorage (this tab only, gone when it closes), sent as a header, never in a URL.
   const TOKEN_KEY = 'schedlens.token';
   const token = () => { try { return sessionStorage.getItem(TOKEN_KEY); } catch (e) { return null; } };
+  // the token for a request made outside SL.api (the trace slice's download), or null
+  SL.authToken = () => token() || SL.sessionToken || null;
   let asking = null; // one form for every call that got a 401
   SL.askToken = function askToken(refused) {
     if (asking) return asking;

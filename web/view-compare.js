@@ -201,10 +201,12 @@
         const fs = (c.findings || []).filter((f) => f.group === group || !f.group);
         const title = [h('code', {}, c.baseline.kernel), ' → ', h('code', {}, c.candidate.kernel),
           h('span', { class: 'muted' }, ` · group ${group}, label ${c.label || 'none'}, ${c.baseline.runs.length} vs ${c.candidate.runs.length} runs`)];
+        // the evidence of a finding: the events of these runs (the range's, with one)
+        const ctx = { runs, range };
         return [
-          SL.headline(fs.length ? c.verdict : 'insufficient_data', fs, M, { title }),
+          SL.headline(fs.length ? c.verdict : 'insufficient_data', fs, M, { title, ctx }),
           (c.notes || []).length ? h('ul', { class: 'notes' }, c.notes.map((n) => h('li', {}, SL.fixUnits(n)))) : null,
-          fs.length ? SL.findingsBlock(fs, M) : SL.empty('No findings for this group', 'The group may have too few windows on one side.'),
+          fs.length ? SL.findingsBlock(fs, M, ctx) : SL.empty('No findings for this group', 'The group may have too few windows on one side.'),
           h('p', { class: 'muted summary' }, SL.fixUnits(c.summary)),
         ];
       }),

@@ -4,8 +4,10 @@
 // with a database of two kernels' runs. Every view loads with no console error and no
 // failed request; the compare view shows the expected findings; the heatmap has one cell
 // per CPU; the time range (URL, brush, crosshair, whole minutes), every view at 800 px and
-// the keyboard alone; with SL_TOKEN_URL and SL_TOKEN (a server with --token-file) the page
-// asks for the token once and sends it, also at 800 px on the range views. Screenshots of
+// the keyboard alone; a finding's evidence (worst wakeups or LHP events of each side, CSV
+// and JSON export of the rows shown, the trace slice of a range, the message for a run
+// without per-event rows); with SL_TOKEN_URL and SL_TOKEN (a server with --token-file) the
+// page asks for the token once and sends it, also at 800 px on the range views. Screenshots of
 // each view go to $SL_ARTEFACTS.
 //   SL_URL=http://127.0.0.1:PORT [SL_TOKEN_URL=http://127.0.0.1:PORT2 SL_TOKEN=T]
 //   SL_ARTEFACTS=DIR SL_NR_CPUS=80 node --test dashboard.test.mjs
@@ -153,12 +155,13 @@ test('compare leads with the headline: verdict, top findings by severity, diagno
   assert.equal(await text(hl.locator('.headline-verdict')),
     `regression Regression: the candidate is worse · ${BASE} → ${CAND} · group postgres, label pgbench, 2 vs 2 runs · 9 flagged, 21 unchanged`);
   const items = hl.locator('ol.headline-findings > li');
+  // (each ends with its evidence control, a button labelled "evidence")
   assert.deepEqual((await items.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), [
-    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts)',
-    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%)',
-    'change waker same share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts)',
-    'change policy affine share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts)',
-    'change policy llc scan share of postgres 100.0% → 66.9% (−33.1%, −33.1 pts)',
+    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts) evidence',
+    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%) evidence',
+    'change waker same share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts) evidence',
+    'change policy affine share of postgres 11.9% → 18.7% (+57.1%, +6.8 pts) evidence',
+    'change policy llc scan share of postgres 100.0% → 66.9% (−33.1%, −33.1 pts) evidence',
   ]);
   assert.equal(await text(hl.locator('p.diagnosis')),
     "Diagnosis: policy fingerprint: llc-scan 100% → 67%, buddy 77% → 100%, affine 12% → 19%; LHP cost 3.3× the baseline's (1.24 ms/s → 4.04 ms/s)");
@@ -670,4 +673,167 @@ test('token mode: the range views at 800 px, every call with the token, no overf
   assert.ok(seen.every((s) => !s.url.includes(TOKEN)), 'the token is in no URL');
   assert.deepEqual(errs, []);
   await ctx.close();
+});
+
+// --- drill-down: a finding's evidence (web/drilldown.js) --------------------------------
+
+// wait for every drill-down section to finish loading
+const drillReady = (p = page) => p.waitForFunction(() => document.querySelector('.drilldown') &&
+  !document.querySelector('.drilldown .state.loading'), null, { timeout: 120000 });
+// press Enter on a focused export button and read the file the page saves
+async function exportRows(btn) {
+  await btn.focus();
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+  const { readFileSync } = await import('node:fs');
+  return { name: dl.suggestedFilename(), text: readFileSync(await dl.path(), 'utf8') };
+}
+
+test('evidence of a placement finding: each side\'s worst missed-idle wakeups, by keyboard; CSV and JSON of the rows shown', async () => {
+  await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`, 'drill-start');
+  const btn = page.locator('tr.finding[data-metric="missed_idle_rate"][data-group="postgres"] button.evidence');
+  assert.equal(await btn.count(), 1, 'an evidence control on the row');
+  // the keyboard reaches it by Tab and opens it by Enter
+  await tabTo(page, 'tr.finding[data-metric="missed_idle_rate"][data-group="postgres"] button.evidence', 120);
+  apiCalls.length = 0;
+  await page.keyboard.press('Enter');
+  await drillReady();
+  assert.equal(await btn.getAttribute('aria-expanded'), 'true');
+  await page.screenshot({ path: `${OUT}/drill-placement.png`, fullPage: true });
+  const calls = apiCalls.filter((u) => u.includes('/wakeups?')).map((u) => new globalThis.URL(u));
+  assert.equal(calls.length, 4, 'one /wakeups call per run (2 + 2)');
+  for (const u of calls) {
+    assert.equal(u.searchParams.get('order'), 'missed', 'missed-idle finding: order=missed');
+    assert.equal(u.searchParams.get('group'), 'postgres');
+  }
+  const dd = page.locator('.findings-card .drilldown[data-metric="missed_idle_rate"]');
+  for (const side of ['baseline', 'candidate']) {
+    const t = dd.locator(`.drill-side[data-side="${side}"] table.drill.wakeups`);
+    assert.equal(await t.count(), 1, side + ': a wakeup table');
+    const heads = await t.locator('th').allTextContents();
+    for (const want of ['Trace time (ns)', 'Wall time', 'CPU', 'pid', 'comm', 'Target state', 'Idle in LLC', 'Latency'])
+      assert.ok(heads.includes(want), `${side}: column ${want} in ${heads.join('|')}`);
+    const rows = await t.locator('tbody tr').count();
+    assert.ok(rows > 0 && rows <= 20, `${side}: 1..20 rows, got ${rows}`);
+    // order=missed: every row passed an idle CPU or SMT sibling over; worst (longest) first
+    const cells = await t.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    const col = (name) => heads.indexOf(name);
+    assert.ok(cells.every((c) => c[col('Missed idle')] === 'yes' || c[col('Missed SMT')] === 'yes'), side + ': only missed wakeups');
+    const runIds = side === 'baseline' ? ['1', '2'] : ['3', '4'];
+    assert.ok(cells.every((c) => runIds.includes(c[col('Run')].slice(1))), side + ': rows of the side\'s runs');
+    for (const id of runIds)
+      assert.equal(await dd.locator(`.drill-side[data-side="${side}"] a[href^="#/topology?run=${id}"]`).count(), 1, `${side}: link to run ${id}'s heatmap`);
+    // exports: exactly the rows shown
+    const csv = await exportRows(dd.locator(`.drill-side[data-side="${side}"] button.export-csv`));
+    assert.match(csv.name, /\.csv$/);
+    const lines = csv.text.trim().split(/\r?\n/);
+    assert.equal(lines.length, rows + 1, side + ': CSV header + one line per row');
+    assert.match(lines[0], /^run,t_s,ts_ns,wall_ns,cpu,/);
+    const json = await exportRows(dd.locator(`.drill-side[data-side="${side}"] button.export-json`));
+    const data = JSON.parse(json.text);
+    assert.equal(data.length, rows, side + ': JSON rows');
+    assert.deepEqual(data.map((r) => String(r.ts_ns)), cells.map((c) => c[col('Trace time (ns)')]), side + ': the same rows, in order');
+  }
+  // Enter again closes it
+  await btn.focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('.findings-card .drilldown').count(), 0);
+  assert.equal(await btn.getAttribute('aria-expanded'), 'false');
+  assert.deepEqual(problems, []);
+});
+
+test('evidence of a preemption or LHP finding: each side\'s costliest LHP events with waiters; headline findings have it too', async () => {
+  await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`, 'drill-lhp-start');
+  assert.ok(await page.locator('.headline-finding button.evidence').count() >= 1, 'the headline\'s findings have the control');
+  // the headline's control opens the evidence inside its list item
+  const hb = page.locator('.headline-finding button.evidence').first();
+  await hb.focus();
+  await page.keyboard.press('Enter');
+  await drillReady();
+  assert.equal(await page.locator('.headline-finding .drilldown .drill-side').count(), 2, 'both sides under the headline finding');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('.headline-finding .drilldown').count(), 0, 'Enter again closes it');
+  const row = page.locator('tr.finding').filter({ has: page.locator('button.evidence') })
+    .and(page.locator('tr.finding[data-metric*="lhp"], tr.finding[data-metric*="preempt"]')).first();
+  assert.equal(await row.count(), 1, 'a preemption or LHP finding');
+  const metric = await row.getAttribute('data-metric');
+  // it may sit in the collapsed "unchanged" block: open that first
+  if (!(await row.isVisible())) await page.locator('details.unchanged summary').first().click();
+  await row.locator('button.evidence').focus();
+  apiCalls.length = 0;
+  await page.keyboard.press('Enter');
+  await drillReady();
+  await page.screenshot({ path: `${OUT}/drill-lhp.png`, fullPage: true });
+  assert.ok(apiCalls.some((u) => u.includes('/runs/1/lhp?')) && apiCalls.some((u) => u.includes('/runs/3/lhp?')), 'asks /lhp of both sides');
+  const dd = page.locator(`.findings-card > div > .drilldown[data-metric="${metric}"], details.unchanged > .drilldown[data-metric="${metric}"]`);
+  assert.equal(await dd.getAttribute('data-kind'), 'lhp');
+  for (const side of ['baseline', 'candidate']) {
+    const t = dd.locator(`.drill-side[data-side="${side}"] table.drill.lhp-events`);
+    assert.equal(await t.count(), 1, side + ': an LHP event table');
+    const heads = await t.locator('th').allTextContents();
+    assert.ok(heads.includes('Waiters') && heads.includes('Preempted holder'), heads.join('|'));
+    const rows = await t.locator('tbody tr').count();
+    assert.ok(rows > 0 && rows <= 20, `${side}: 1..20 rows`);
+    const waiters = await t.locator(`tbody tr td:nth-child(${heads.indexOf('Waiters') + 1})`).allTextContents();
+    assert.ok(waiters.every((w) => Number(w) >= 1), side + ': every event has waiters');
+    assert.ok(await dd.locator(`.drill-side[data-side="${side}"] a[href^="#/lhp?run="]`).count() >= 1, side + ': links to the LHP view');
+    const json = await exportRows(dd.locator(`.drill-side[data-side="${side}"] button.export-json`));
+    assert.equal(JSON.parse(json.text).length, rows, side + ': JSON rows');
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('evidence with a range: the range\'s events and a trace slice (200, text/plain, events inside the range)', async () => {
+  // 10 ms: the slice stays far below the daemon's 200,000-line cap (413 past it)
+  await open(`#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres&from=2&to=2.01`, 'drill-range-start');
+  await page.locator('tr.finding[data-metric="missed_idle_rate"][data-group="postgres"] button.evidence').click();
+  await drillReady();
+  await page.screenshot({ path: `${OUT}/drill-range.png`, fullPage: true });
+  const dd = page.locator('.findings-card .drilldown');
+  const start = (await (await page.request.get(URL + '/api/v1/runs/1')).json()).start_ns;
+  const from = start + 2e9, to = start + 2.01e9;
+  // the baseline's rows of run 1 lie in the range
+  const rows1 = await dd.locator('.drill-side[data-side="baseline"] table.drill.wakeups tbody tr').evaluateAll((trs) =>
+    trs.filter((tr) => tr.children[0].textContent === '#1').map((tr) => Number(tr.children[2].textContent)));
+  assert.ok(rows1.length > 0, 'run 1 has missed wakeups in the range');
+  assert.ok(rows1.every((t) => t >= from && t < to), 'run 1\'s rows in the range');
+  assert.equal(await dd.locator('a.trace-slice').count(), 4, 'one trace slice per run');
+  const link = dd.locator('a.trace-slice[data-run="1"]');
+  const href = new globalThis.URL(await link.getAttribute('href'), URL);
+  assert.equal(Number(href.searchParams.get('from')), from, 'from: the run\'s start + 2 s, in trace-clock ns');
+  assert.equal(Number(href.searchParams.get('to')), to);
+  const res = await page.request.get(href.href);
+  assert.equal(res.status(), 200);
+  assert.match(res.headers()['content-type'], /^text\/plain/);
+  const times = (await res.text()).split('\n').filter((l) => l && !l.startsWith('#'))
+    .map((l) => Number(/\s(\d+\.\d+):\s/.exec(l)[1]));
+  assert.ok(times.length > 100, `events in the slice (${times.length})`);
+  // ftrace prints µs-or-finer seconds: compare in ns, rounded
+  assert.ok(times.every((t) => Math.round(t * 1e9) >= from && Math.round(t * 1e9) < to), 'every event inside the range');
+  // the link is a tab stop, and Enter on it saves the slice
+  await link.focus();
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+  assert.match(dl.suggestedFilename(), /^schedlens-run1-\d+-\d+\.txt$/);
+  assert.deepEqual(problems, []);
+});
+
+test('evidence of a run that kept no per-event rows says so instead of an empty table', async () => {
+  await open('#/runs', 'drill-noevents-start');
+  const n = await page.evaluate(async () => {
+    const run = (await window.SL.api('runs', { limit: 1000 })).runs.find((r) => r.id === 5);
+    const ctx = { runs: { baseline: [run], candidate: [run] }, range: { from: null, to: null } };
+    const main = document.getElementById('main');
+    for (const metric of ['missed_idle_rate', 'lhp_cost'])
+      main.appendChild(window.SL.drilldown({ metric, group: '*' }, ctx));
+    return main.querySelectorAll('.drilldown').length;
+  });
+  assert.equal(n, 2);
+  await drillReady();
+  await page.waitForFunction(() => document.querySelectorAll('.drilldown .drill-side').length === 4 &&
+    !document.querySelector('.drilldown .state.loading'));
+  await page.screenshot({ path: `${OUT}/drill-no-events.png`, fullPage: true });
+  const msgs = await page.locator('.drilldown p.no-events').allTextContents();
+  assert.equal(msgs.length, 4, 'one message per side and kind');
+  for (const m of msgs) assert.equal(m, '#5: this run kept no per-event rows (recorded --windows-only or pruned by retention).');
+  assert.equal(await page.locator('.drilldown table.drill').count(), 0, 'no empty table');
+  assert.deepEqual(problems, []);
 });

@@ -80,7 +80,7 @@ if npm ci --no-audit --no-fund >"$tmp/npm.log" 2>&1; then echo "ok 3 - npm ci (p
 mkdir -p "$art"
 SL_URL=$url SL_TOKEN_URL=http://127.0.0.1:$tport SL_TOKEN=$token SL_ARTEFACTS=$art SL_NR_CPUS=80 node --test dashboard.test.mjs >"$tmp/browser.log" 2>&1
 rc=$?
-sed 's/^/# /' "$tmp/browser.log" | grep -v '^# *$' | grep -E '^# (ok|not ok|# )|error|screenshot|actual|expected' | head -80
+sed 's/^/# /' "$tmp/browser.log" | grep -v '^# *$' | grep -E '^# (ok|not ok|# )|error|screenshot|actual|expected' | head -120
 if [ $rc -eq 0 ]; then echo "ok 4 - browser test ($(grep -c '^ok' "$tmp/browser.log") checks), screenshots in $art"; else
 	echo "not ok 4 - browser test"; exit 1; fi
 runs1=$(sqlite3 "$tmp/db" 'select count(*) from runs')

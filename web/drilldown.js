@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Drill-down from a finding to the events behind it, for the baseline's and the candidate's
+// runs of the finding's group: placement and latency metrics show the worst wakeups
+// (/wakeups), preemption and LHP metrics the costliest LHP events with their waiters (/lhp).
+// Each table exports exactly its rows as CSV or JSON (built here, no second request); with a
+// time range the events are the range's and each run offers its trace slice as ftrace text.
+'use strict';
+(function (SL) {
+  const h = SL.h;
+  const SIDES = ['baseline', 'candidate'];
+  const LIMIT = 20;
+  const NO_ROWS = 'this run kept no per-event rows (recorded --windows-only or pruned by retention)';
+
+  // preemption and LHP metrics are explained by LHP events, the rest by wakeups
+  SL.drillKind = (metric) => (/preempt|lhp/.test(metric) ? 'lhp' : 'wakeups');
+  // missed-idle and missed-SMT findings: the wakeups that passed an idle CPU over, not
+  // merely the slowest (which may have found every CPU busy)
+  SL.drillOrder = (metric) => (/^missed_(idle|smt)/.test(metric) ? 'missed' : 'latency');
+
+  // --- export: the rows as shown, as a file the browser saves ---------------------------
+  function download(name, type, text) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    const a = h('a', { href: url, download: name });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    // the click has handed the Blob to the download; free it after this task
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  }
+  const csvCell = (v) => {
+    const t = v === null || v === undefined ? '' : String(v);
+    return /[",\n\r]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+  };
+  SL.toCSV = (cols, rows) => [cols.map(csvCell).join(',')]
+    .concat(rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))).join('\r\n') + '\r\n';
+  function exportButtons(name, cols, rows) {
+    return h('span', { class: 'exports' },
+      h('button', { type: 'button', class: 'secondary export-csv', onclick: () => download(name + '.csv', 'text/csv', SL.toCSV(cols, rows)) }, 'CSV'), ' ',
+      h('button', { type: 'button', class: 'secondary export-json', onclick: () => download(name + '.json', 'application/json', JSON.stringify(rows, null, 1)) }, 'JSON'));
+  }
+
+  // The trace slice of a run's range (trace-clock ns) as ftrace text. A plain link for the
+  // browser to save; when the daemon wants a token (never put in a URL) the click fetches
+  // it with the header and saves the answer instead.
+  function traceLink(run, q) {
+    const url = '/api/v1/runs/' + run.id + '/trace?' + new URLSearchParams(q);
+    const name = `schedlens-run${run.id}-${q.from || 'start'}-${q.to || 'end'}.txt`;
+    return h('a', { href: url, download: name, class: 'trace-slice', 'data-run': run.id, onclick: async (e) => {
+      const t = SL.authToken();
+      if (!t) return;
+      e.preventDefault();
+      const res = await fetch(url, { headers: { Authorization: 'Bearer ' + t } });
+      if (res.ok) download(name, 'text/plain', await res.text());
+    }, title: 'ftrace text for trace-cmd, KernelShark or Perfetto; at most 200,000 lines (narrow the range past that)' },
+    `trace slice of #${run.id} (ftrace text)`);
+  }
+
+  // a table of rows under its export buttons; cols: [[key, heading, format]]
+  function table(cls, name, cols, rows) {
+    return h('div', { class: 'drill-table' },
+      h('p', { class: 'drill-tools' }, `${rows.length} row${rows.length === 1 ? '' : 's'} `, exportButtons(name, cols.map((c) => c[0]), rows)),
+      SL.scroll(h('table', { class: 'drill ' + cls },
+        h('thead', {}, h('tr', {}, cols.map((c) => h('th', { scope: 'col' }, c[1])))),
+        h('tbody', {}, rows.map((r) => h('tr', {}, cols.map(([k, , f]) => h('td', { class: typeof r[k] === 'number' ? 'num' : '' }, f ? f(r[k], r) : r[k] === null ? '–' : String(r[k]))))))), name));
+  }
+
+  const secsFrom = (origin) => (ns) => SL.dur(Math.max(0, (ns - origin) / 1e9));
+  const usecOrDash = (v) => (v === null || v === undefined ? '–' : SL.usec(v));
+  const yesNo = (v) => (v ? 'yes' : 'no');
+  // seconds from the run's start to the µs: events a few µs apart must read apart
+  const inRun = (v) => SL.num(v, 6) + ' s';
+
+  // One side's worst wakeups: each run's LIMIT worst, merged, the LIMIT worst of those
+  async function wakeupSide(side, runs, group, order, range, signal) {
+    const got = await Promise.all(runs.map(async (r) => {
+      const origin = await SL.runOrigin(r, signal);
+      const d = await SL.api(`runs/${r.id}/wakeups`, { group, order, limit: LIMIT, ...SL.rangeQuery(range, origin) }, signal);
+      return { run: r, origin, d };
+    }));
+    const kept = got.filter((g) => g.d.per_event !== false);
+    const rows = kept.flatMap((g) => (g.d.wakeups || []).map((w) => ({
+      run: g.run.id, t_s: +((w.ts_ns - g.origin) / 1e9).toFixed(6), ts_ns: w.ts_ns, wall_ns: w.wall_ns,
+      cpu: w.target_cpu, run_cpu: w.run_cpu, pid: w.pid, comm: w.comm, target_state: w.target_state,
+      llc_idle: w.llc_idle, latency_ns: w.latency_ns, class_prev: w.class_prev, class_waker: w.class_waker,
+      missed_idle: w.missed_idle, missed_smt: w.missed_smt })));
+    rows.sort((a, b) => (b.latency_ns || 0) - (a.latency_ns || 0) || a.ts_ns - b.ts_ns);
+    const shown = rows.slice(0, LIMIT);
+    const cols = [['run', 'Run', (v) => '#' + v], ['t_s', 'Time in run', inRun], ['ts_ns', 'Trace time (ns)'],
+      ['wall_ns', 'Wall time', (v) => new Date(v / 1e6).toISOString()], ['cpu', 'CPU'], ['run_cpu', 'Ran on'],
+      ['pid', 'pid'], ['comm', 'comm'], ['target_state', 'Target state'], ['llc_idle', 'Idle in LLC'],
+      ['latency_ns', 'Latency', usecOrDash], ['class_prev', 'class_prev'], ['class_waker', 'class_waker'],
+      ['missed_idle', 'Missed idle', yesNo], ['missed_smt', 'Missed SMT', yesNo]];
+    return [
+      got.filter((g) => g.d.per_event === false).map((g) => h('p', { class: 'no-events', 'data-run': g.run.id }, `#${g.run.id}: ${NO_ROWS}.`)),
+      kept.length ? (shown.length ? table('wakeups', `${side}-wakeups-${group}-${order}`, cols, shown)
+        : SL.empty(`No ${order === 'missed' ? 'wakeup that missed an idle CPU' : 'wakeup'} of ${group} ${SL.hasRange(range) ? 'in this range' : 'in these runs'}`)) : null,
+      runLinks(runs, range, 'topology', 'heatmap', got),
+    ];
+  }
+
+  // One side's costliest LHP events. /lhp has no per_event flag, so a run with no events is
+  // asked (one row of /wakeups) whether it kept any rows at all.
+  async function lhpSide(side, runs, range, signal) {
+    const got = await Promise.all(runs.map(async (r) => {
+      const origin = await SL.runOrigin(r, signal);
+      const q = SL.rangeQuery(range, origin);
+      const d = await SL.api(`runs/${r.id}/lhp`, { limit: LIMIT, ...q }, signal);
+      const none = !(d.largest || []).length &&
+        (await SL.api(`runs/${r.id}/wakeups`, { limit: 1, ...q }, signal)).per_event === false;
+      return { run: r, origin, d, none };
+    }));
+    const kept = got.filter((g) => !g.none);
+    const rows = kept.flatMap((g) => (g.d.largest || []).map((e) => ({
+      run: g.run.id, t_s: +((e.ts_ns - g.origin) / 1e9).toFixed(6), ts_ns: e.ts_ns, cpu: e.cpu,
+      victim_pid: e.victim_pid, victim_comm: e.victim_comm, preemptor_pid: e.preemptor_pid, preemptor_comm: e.preemptor_comm,
+      cause: e.cause, off_ns: e.off_ns, waiters: e.waiters, lhp_cost_ns: e.lhp_cost_ns })));
+    rows.sort((a, b) => (b.lhp_cost_ns || 0) - (a.lhp_cost_ns || 0) || a.ts_ns - b.ts_ns);
+    const shown = rows.slice(0, LIMIT);
+    const cols = [['run', 'Run', (v) => '#' + v], ['t_s', 'Time in run', inRun], ['ts_ns', 'Trace time (ns)'], ['cpu', 'CPU'],
+      ['victim_comm', 'Preempted holder', (v, r) => `${v} (${r.victim_pid})`], ['preemptor_comm', 'Preempted by', (v, r) => `${v} (${r.preemptor_pid})`],
+      ['cause', 'Cause'], ['off_ns', 'Off CPU', usecOrDash], ['waiters', 'Waiters'], ['lhp_cost_ns', 'Waiters\' lost time', usecOrDash]];
+    return [
+      got.filter((g) => g.none).map((g) => h('p', { class: 'no-events', 'data-run': g.run.id }, `#${g.run.id}: ${NO_ROWS}.`)),
+      kept.length ? (shown.length ? table('lhp-events', `${side}-lhp-events`, cols, shown)
+        : SL.empty(`No lock-holder preemption with waiters ${SL.hasRange(range) ? 'in this range' : 'in these runs'}`)) : null,
+      runLinks(runs, range, 'lhp', 'LHP view', got),
+    ];
+  }
+
+  // per run: the view that shows it (for the range) and, with a range, its trace slice
+  function runLinks(runs, range, view, text, got) {
+    return h('p', { class: 'drill-links' }, runs.map((r, i) => {
+      const origin = got.find((g) => g.run.id === r.id).origin;
+      return [i ? ' · ' : '', h('a', { href: SL.link(view, { run: r.id, ...SL.rangeParams(range) }) }, `#${r.id} ${text}`),
+        SL.hasRange(range) ? [' ', traceLink(r, SL.rangeQuery(range, origin))] : null];
+    }));
+  }
+
+  // The evidence of finding f: ctx = {runs: {baseline, candidate} (run objects), range}
+  SL.drilldown = function drilldown(f, ctx, signal) {
+    const kind = SL.drillKind(f.metric), order = SL.drillOrder(f.metric);
+    const what = kind === 'lhp' ? 'costliest lock-holder preemptions (with waiters)'
+      : order === 'missed' ? 'longest wakeups that passed an idle CPU or SMT sibling over' : 'longest wakeups';
+    const box = h('div', { class: 'drilldown', 'data-kind': kind, 'data-metric': f.metric },
+      h('p', { class: 'muted' }, `Evidence for ${f.metric.replace(/_/g, ' ')} of `, h('code', {}, f.group),
+        `: each side's ${LIMIT} ${what}${kind === 'lhp' ? '' : ` of ${f.group}`}, ` +
+        (SL.hasRange(ctx.range) ? `in ${SL.rangeText(ctx.range)} of each run` : 'over whole runs') + '.'));
+    for (const side of SIDES) {
+      const body = h('div');
+      box.appendChild(h('section', { class: 'drill-side', 'data-side': side }, h('h3', {}, side), body));
+      SL.section(body, `${side} events`, () => (kind === 'lhp' ? lhpSide(side, ctx.runs[side], ctx.range, signal)
+        : wakeupSide(side, ctx.runs[side], f.group, order, ctx.range, signal)));
+    }
+    return box;
+  };
+
+  // The finding's "evidence" control: a button that opens (and closes) the drill-down in
+  // place: inside the headline's list item, or for a table row right below the findings
+  // table (inside a row it would be as wide as the table and scroll away with it at 800 px)
+  let nextId = 0;
+  SL.evidenceButton = function evidenceButton(f, ctx, where) {
+    let open = null;
+    const id = 'evidence-' + ++nextId;
+    const btn = h('button', { type: 'button', class: 'secondary evidence', 'aria-expanded': 'false', 'aria-controls': id,
+      'aria-label': `evidence for ${f.metric.replace(/_/g, ' ')} of ${f.group}` }, 'evidence');
+    btn.addEventListener('click', () => {
+      if (open) { open.remove(); open = null; btn.setAttribute('aria-expanded', 'false'); return; }
+      open = SL.drilldown(f, ctx);
+      open.id = id;
+      if (where === 'tr') btn.closest('.table-scroll').after(open);
+      else btn.closest(where).appendChild(open);
+      btn.setAttribute('aria-expanded', 'true');
+    });
+    return btn;
+  };
+})(window.SL);
