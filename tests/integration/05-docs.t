@@ -16,9 +16,7 @@ set -u
 B=${SL_BUILD:?}
 SRC=${SL_SRC:?}
 
-for x in groff man make; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
-done
+need groff man make
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 M1=$SRC/man/schedlens.1

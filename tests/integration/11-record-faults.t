@@ -35,9 +35,7 @@ cleanup() {
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
 	skip_all "needs root and tracefs at $T"
 fi
-for x in md5sum; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
-done
+need md5sum
 [ -e "$SHIM" ] || { skip_all "$SHIM not built (make check builds it)"; }
 tmp=$(mktemp -d)
 trap cleanup EXIT

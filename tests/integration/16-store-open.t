@@ -15,9 +15,7 @@ SL=$B/schedlens
 SLD=$B/schedlensd
 
 if [ "$(id -u)" != 0 ]; then skip_all "needs root to mount"; fi
-for x in python3 curl "$B/slsynth"; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
-done
+need python3 curl "$B/slsynth"
 tmp=$(mktemp -d)
 mnt=$tmp/ro
 bind=$tmp/bind

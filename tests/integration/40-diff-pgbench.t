@@ -20,9 +20,7 @@ cleanup() {
 	[ "$pg_up" = 1 ] && as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -m immediate stop >/dev/null 2>&1
 	rm -rf "$tmp"
 }
-for x in "$PGBIN/pg_ctl" "$PGBIN/pgbench" python3; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
-done
+need "$PGBIN/pg_ctl" "$PGBIN/pgbench" python3
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
 	skip_all "needs root and tracefs"
 fi

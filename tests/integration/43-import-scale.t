@@ -17,9 +17,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 B=${SL_BUILD:?}
 S=$B/schedlens
-for x in python3 sqlite3 "$B/slsynth"; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
-done
+need python3 sqlite3 "$B/slsynth"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 

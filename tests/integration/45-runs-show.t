@@ -12,9 +12,7 @@ set -u
 B=${SL_BUILD:?}
 SL=$B/schedlens
 
-for x in python3 sqlite3 "$B/slsynth"; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
-done
+need python3 sqlite3 "$B/slsynth"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 db=$tmp/v.db

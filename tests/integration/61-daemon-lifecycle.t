@@ -19,9 +19,7 @@ cleanup() {
 	fi
 	rm -rf "$tmp"
 }
-for x in hackbench curl python3 sqlite3; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
-done
+need hackbench curl python3 sqlite3
 if [ "$(id -u)" != 0 ] || [ ! -e "$T/tracing_on" ]; then
 	skip_all "needs root and tracefs"
 fi

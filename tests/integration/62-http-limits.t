@@ -21,9 +21,7 @@ cleanup() {
 	[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	rm -rf "$tmp"
 }
-for x in curl python3; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
-done
+need curl python3
 tmp=$(mktemp -d)
 trap cleanup EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -18,9 +18,7 @@ SLD=$B/schedlensd
 
 if [ "$(id -u)" != 0 ]; then skip_all "needs root"; fi
 if [ ! -w /sys/kernel/tracing/instances ]; then skip_all "no tracefs"; fi
-for x in python3 curl sqlite3; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
-done
+need python3 curl sqlite3
 tmp=$(mktemp -d)
 mnt=$tmp/full
 dpid=

@@ -19,9 +19,7 @@ B=${SL_BUILD:?}
 SL=$B/schedlens
 SLD=$B/schedlensd
 
-for x in python3 sqlite3 curl promtool prometheus "$B/slsynth"; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing"; fi
-done
+need python3 sqlite3 curl promtool prometheus "$B/slsynth"
 tmp=$(mktemp -d)
 pids=()
 cleanup() {

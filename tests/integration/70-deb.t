@@ -17,9 +17,7 @@ SRC=${SL_SRC:?}
 if [ -n "${SL_SANITIZE:-}" ]; then
 	skip_all "the package is built without sanitizers: tested in the plain pass"
 fi
-for x in dpkg-buildpackage dpkg-deb dh make; do
-	if ! command -v "$x" >/dev/null; then skip_all "$x missing (make deps)"; fi
-done
+need dpkg-buildpackage dpkg-deb dh make
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -13,6 +13,7 @@
 #   todo WHY NAME CHECK   a target not met yet, reported as a TAP TODO (never a failure)
 #   skip NAME REASON      one check that cannot mean anything here: "ok N - NAME # SKIP REASON"
 #   skip_all REASON       the whole test cannot run here (prints "1..0 # SKIP REASON")
+#   need CMD...           skip_all unless every CMD (a name on PATH, or a path) is there
 #   done_testing          prints the plan "1..N" and exits 1 if any check failed
 _tap_n=0
 _tap_fail=0
@@ -50,6 +51,14 @@ skip() {
 skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0
+}
+
+need() {
+	local _tap_x
+	for _tap_x; do
+		command -v "$_tap_x" >/dev/null ||
+			skip_all "$_tap_x missing ('make deps' installs the tools, 'make' builds ours)"
+	done
 }
 
 done_testing() {
