@@ -26,8 +26,8 @@ static const char usage_text[] =
 	"  -d, --db DB    the database holding the run\n"
 	"  --from, --to   text: only the events at SECONDS (the trace clock, as the text's\n"
 	"                 TIMESTAMP column shows it, e.g. 8523.5) and later, and before\n"
-	"  --host H       openmetrics: the host label (default: each run's hostname)\n"
 	"                 --to's SECONDS: a slice for trace-cmd, KernelShark or Perfetto\n"
+	"  --host H       openmetrics: the host label (default: each run's hostname)\n"
 	"  -o FILE        write there instead of standard output";
 
 /* "SECONDS[.FRACTION]" on the trace clock, exactly, in ns (up to 9 fraction digits). */

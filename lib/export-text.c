@@ -731,9 +731,12 @@ int sl_export_text_slice(const char *db_path, int64_t run_id, const struct sl_ex
 
 	fprintf(out, "# tracer: nop\n#\n# schedlens export of run %lld from '%s'\n",
 		(long long)run_id, db_path);
-	if (slice)
+	if (slice && x->slice.to_ns != UINT64_MAX)
 		fprintf(out, "# slice: events at %llu ns and later, before %llu ns\n",
 			(unsigned long long)x->slice.from_ns, (unsigned long long)x->slice.to_ns);
+	else if (slice)
+		fprintf(out, "# slice: events at %llu ns and later\n",
+			(unsigned long long)x->slice.from_ns);
 	for (size_t pid = 0; pid < x->nr_tasks; pid++)
 		if (x->tasks[pid].comm[0] && x->tasks[pid].tgid >= 0)
 			fprintf(out, "# tgid %zu %d\n", pid, x->tasks[pid].tgid);
