@@ -466,16 +466,10 @@ static void get_wakeups(struct sd_daemon *d, const struct sl_http_req *req,
 	int err, o = order ? sl_api_wakeup_order(order) : SL_WAKEUPS_LATENCY;
 
 	if (!only_args(req, resp, wargs) || !group_arg(resp, q.group) ||
-	    !arg_u64(req, resp, "from", 0, INT64_MAX, &q.from_ns) ||
-	    !arg_u64(req, resp, "to", 1, INT64_MAX, &q.to_ns) ||
-	    !arg_u64(req, resp, "limit", 1, 1000, &limit))
+	    !span_args(req, resp, &q.span) || !arg_u64(req, resp, "limit", 1, 1000, &limit))
 		return;
 	if (o < 0) {
 		sl_http_error(resp, 400, "'order' must be latency, missed or time");
-		return;
-	}
-	if (q.to_ns && q.to_ns <= q.from_ns) {
-		sl_http_error(resp, 400, "'to' must be greater than 'from'");
 		return;
 	}
 	if (!(store = thread_store(d, resp)))
@@ -497,19 +491,16 @@ static void get_trace(struct sd_daemon *d, const struct sl_http_req *req, struct
 {
 	static const char *const targs[] = { "from", "to", NULL };
 	struct sl_export_slice slice = { .max_lines = TRACE_MAX_LINES };
+	struct sl_api_span span = { 0 };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int err;
 
-	if (!only_args(req, resp, targs) ||
-	    !arg_u64(req, resp, "from", 0, INT64_MAX, &slice.from_ns) ||
-	    !arg_u64(req, resp, "to", 1, INT64_MAX, &slice.to_ns))
+	if (!only_args(req, resp, targs) || !span_args(req, resp, &span))
 		return;
-	if (slice.to_ns && slice.to_ns <= slice.from_ns) {
-		sl_http_error(resp, 400, "'to' must be greater than 'from'");
-		return;
-	}
+	slice.from_ns = span.from_ns;
+	slice.to_ns = span.to_ns;
 	if (!(f = open_memstream(&text, &len))) {
 		sl_http_error(resp, 500, "out of memory");
 		return;

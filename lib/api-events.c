@@ -58,7 +58,7 @@ int sl_api_wakeups(struct sl_store *store, int64_t run_id, const struct sl_api_w
 {
 	sqlite3 *db = sl_store_db(store);
 	const char *group = q->group && strcmp(q->group, "*") ? q->group : NULL;
-	int64_t start = 0, offset = 0;
+	int64_t start = 0, offset = 0, from, to;
 	bool per_event = false;
 	sqlite3_stmt *st = NULL;
 	char sql[1024];
@@ -84,8 +84,9 @@ int sl_api_wakeups(struct sl_store *store, int64_t run_id, const struct sl_api_w
 	sqlite3_bind_int64(st, 1, run_id);
 	if (group)
 		sqlite3_bind_text(st, 2, group, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)q->from_ns);
-	sqlite3_bind_int64(st, 4, q->to_ns ? (int64_t)q->to_ns : INT64_MAX);
+	sl_api_span_bounds(&q->span, &from, &to);
+	sqlite3_bind_int64(st, 3, from);
+	sqlite3_bind_int64(st, 4, to);
 	sqlite3_bind_int(st, 5, q->limit + 1);
 	sqlite3_bind_int64(st, 6, offset);
 	if (!(arr = json_array())) {

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "store.h"
 
 enum sl_api_wakeup_order {
@@ -20,7 +21,7 @@ enum sl_api_wakeup_order {
 
 struct sl_api_wakeup_query {
 	const char *group; /* NULL or "*": every task */
-	uint64_t from_ns, to_ns; /* trace clock, [from, to); to 0: the run's end */
+	struct sl_api_span span; /* trace clock, [from, to); to 0: the run's end */
 	enum sl_api_wakeup_order order;
 	int limit; /* 1..1000 */
 };
