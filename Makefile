@@ -6,7 +6,7 @@
 #   make check | check-rules | bench | format | format-check | deps | run | install [prefix=/usr/local DESTDIR= mandir=]
 #   make deb (the Debian package, into $(O)/deb/)
 #
-# Sources are picked up by wildcard: a new lib/foo.c lands in libschedlens.a, a new
+# Sources are picked up by wildcard: a new lib/STAGE/foo.c lands in libschedlens.a, a new
 # cli/cmd-foo.c in the schedlens binary, a new tests/unit/t-foo.c becomes a unit test.
 
 O ?= build
@@ -48,7 +48,7 @@ SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 endif
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # CPPFLAGS: dpkg-buildflags puts -D_FORTIFY_SOURCE there (make deb)
-ALL_CFLAGS = -std=gnu11 $(WARN) $(SAN) -D_GNU_SOURCE -pthread -Ilib -I$(O)/gen \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(SAN) -D_GNU_SOURCE -pthread $(LIB_INC) -I$(O)/gen \
 	$(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lm
@@ -61,7 +61,11 @@ Q := @
 say = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
-LIB_SRC := $(sort $(wildcard lib/*.c))
+# lib/ has one folder a pipeline stage (docs/architecture.md); every folder is on the
+# include path, and scripts/check-layers keeps includes pointing down the stages only
+LIB_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard lib/*/*.c))))
+LIB_INC := $(addprefix -I,$(LIB_DIRS))
+LIB_SRC := $(sort $(wildcard lib/*/*.c))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 DAEMON_SRC := $(sort $(wildcard daemon/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/t-*.c))
@@ -178,9 +182,12 @@ check: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)$(MAKE) --no-print-directory check-rules; r=$$?; \
 		$(MAKE) --no-print-directory check-unit; u=$$?; \
 		$(MAKE) --no-print-directory check-integration && exit $$((r | u))
-check-unit: all $(UNIT_BIN)
+check-unit: all $(UNIT_BIN) check-layers
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) SL_SANITIZE=$(SANITIZE) \
 		prove -f -j$(CHECK_JOBS) --exec '' $(UNIT_BIN)
+# lib/'s stages include downward only (scripts/check-layers, docs/architecture.md)
+check-layers:
+	$(Q)scripts/check-layers
 check-integration: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) SL_SANITIZE=$(SANITIZE) \
 		prove -f --exec '' $(INTEGRATION_T)
@@ -245,17 +252,17 @@ deps:
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(O)/tests/fuzz/fuzz-text
 FUZZ_DAT_BIN := $(O)/tests/fuzz/fuzz-dat
-FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -D_GNU_SOURCE
-$(FUZZ_BIN): tests/fuzz/fuzz-text.c lib/import-text.c lib/import-text-general.c \
-		lib/import-text-local.h lib/import-text.h lib/error.c
+FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined $(LIB_INC) -D_GNU_SOURCE
+$(FUZZ_BIN): tests/fuzz/fuzz-text.c lib/import/import-text.c lib/import/import-text-general.c \
+		lib/import/import-text-local.h lib/import/import-text.h lib/common/error.c
 	$(call say,FUZZ,$@)
-	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-text.c lib/import-text.c \
-		lib/import-text-general.c lib/error.c
-$(FUZZ_DAT_BIN): tests/fuzz/fuzz-dat.c tests/fuzz/fuzz-dat.h lib/dat-file.c lib/dat-file.h \
-		lib/rb-page.c lib/rb-page.h lib/error.c
+	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-text.c lib/import/import-text.c \
+		lib/import/import-text-general.c lib/common/error.c
+$(FUZZ_DAT_BIN): tests/fuzz/fuzz-dat.c tests/fuzz/fuzz-dat.h lib/import/dat-file.c lib/import/dat-file.h \
+		lib/record/rb-page.c lib/record/rb-page.h lib/common/error.c
 	$(call say,FUZZ,$@)
-	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-dat.c lib/dat-file.c \
-		lib/rb-page.c lib/error.c $(shell $(PKG_CONFIG) --cflags --libs libzstd libtraceevent)
+	$(Q)mkdir -p $(dir $@) && $(FUZZ_CC) -o $@ tests/fuzz/fuzz-dat.c lib/import/dat-file.c \
+		lib/record/rb-page.c lib/common/error.c $(shell $(PKG_CONFIG) --cflags --libs libzstd libtraceevent)
 fuzz: $(FUZZ_BIN) $(FUZZ_DAT_BIN)
 	$(Q)mkdir -p $(O)/fuzz-corpus && $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) \
 		$(O)/fuzz-corpus tests/fuzz/corpus
@@ -267,9 +274,9 @@ fuzz: $(FUZZ_BIN) $(FUZZ_DAT_BIN)
 pkgcheck:
 	@$(PKG_CONFIG) --exists '$(PKGS)' || { echo "missing libraries: '$(PKGS)'; run 'make deps' as root first" >&2; exit 1; }
 
-FORMAT_FILES = $(sort $(wildcard lib/*.[ch] cli/*.[ch] daemon/*.[ch] tests/unit/*.[ch] \
+FORMAT_FILES = $(sort $(wildcard lib/*/*.[ch] cli/*.[ch] daemon/*.[ch] tests/unit/*.[ch] \
 	tests/helpers/*.[ch] tests/synth/*.[ch] tests/bench/*.[ch] tests/fuzz/*.[ch]))
-# schema/README.md's windows table, rewritten from lib/window-counters.h (t-window-counters
+# schema/README.md's windows table, rewritten from lib/common/window-counters.h (t-window-counters
 # fails while they differ)
 schema-doc: $(O)/tests/unit/t-window-counters
 	$(Q)SL_SRC=$(CURDIR) $< --write
@@ -347,7 +354,8 @@ help:
 	@echo '  deps             install the Debian packages the build and tests need (root)'
 	@echo '  check            the test suite: check-rules, check-unit, then check-integration'
 	@echo '  check-rules      promtool check and test the Prometheus rules in prometheus/'
-	@echo '  check-unit       unit tests only, CHECK_JOBS at a time (under a minute)'
+	@echo '  check-unit       check-layers, then unit tests CHECK_JOBS at a time (under a minute)'
+	@echo '  check-layers     lib/ stage folders include downward only (scripts/check-layers)'
 	@echo '  check-integration  integration tests (root, tracefs, PostgreSQL, chromium)'
 	@echo '  bench            benchmarks that print speed and memory figures'
 	@echo '  calibrate        verdicts on synthetic A/A pairs and known effects (CALIBRATE_PAIRS)'
@@ -362,7 +370,7 @@ help:
 	@echo '  deb              the Debian package into $$(O)/deb/ (lintian $$(O)/deb/*.deb)'
 	@echo '  clean            remove $$(O)'
 
-.PHONY: all check check-rules check-unit check-integration schema-doc bench calibrate calibrate-lab fuzz run deps \
+.PHONY: all check check-rules check-layers check-unit check-integration schema-doc bench calibrate calibrate-lab fuzz run deps \
 	pkgcheck format format-check install install-man deb clean lab lab-check help FORCE
 # FORCE is phony: a file that depends on it is remade every time (.SECONDARY alone would
 # let a missing FORCE count as up to date)

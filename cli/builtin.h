@@ -26,7 +26,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cli_help(const char *text);
 
 /*
- * Strict numeric flags (lib/parse-num.h): 0 with *ret set, or EXIT_USAGE after printing
+ * Strict numeric flags (lib/common/parse-num.h): 0 with *ret set, or EXIT_USAGE after printing
  * "schedlens CMD: invalid FLAG 'VALUE': why". FLAG is as the user would type it ("--alpha",
  * "-n", "RUN").
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `schedlens diff`: compares a baseline set of runs with a candidate set (lib/compare.h)
+ * `schedlens diff`: compares a baseline set of runs with a candidate set (lib/compare/compare.h)
  * and prints the findings, flagged ones first with their explanation, then the unchanged
  * metrics compactly; --json prints the same comparison as one JSON object, --csv every
  * finding as a row (cli/findings-table.h, shared with `schedlens findings`). The exit
@@ -8,7 +8,7 @@
  * errors, insufficient data or anything else that is not a verdict, 3 inconclusive (no
  * regression, but a primary metric could be neither flagged nor shown equivalent, whatever
  * else was flagged; --inconclusive-ok makes that 0). With --prometheus the two sides are
- * series matchers and the data come from a Prometheus server (lib/compare-prom.h,
+ * series matchers and the data come from a Prometheus server (lib/compare/compare-prom.h,
  * docs/fleet.md): hosts take the place of runs and steps that of windows; the output and
  * exit statuses are the same.
  */

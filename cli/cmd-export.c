@@ -2,10 +2,10 @@
 /*
  * `schedlens export RUN --format text [-o FILE] [-d DB]`: writes a stored run as ftrace
  * text that `schedlens import` reads back to the same wakeup and preemption records
- * (lib/export-text.h says what is regenerated and what cannot be).
+ * (lib/serve/export-text.h says what is regenerated and what cannot be).
  * `schedlens export --format openmetrics [--host H] -d DB [-o FILE]`: every run's windows
  * as the time-stamped history of schedlensd's /metrics counters, for Prometheus's
- * `promtool tsdb create-blocks-from openmetrics` (lib/prom-history.h, docs/fleet.md).
+ * `promtool tsdb create-blocks-from openmetrics` (lib/serve/prom-history.h, docs/fleet.md).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -2,7 +2,7 @@
 /*
  * `schedlens findings [ID]`: the stored comparisons (every `schedlens diff` without
  * --no-store, and the daemon's automatic ones), newest first; with an id, that
- * comparison's findings the way `diff` printed them. Data from lib/compare.h
+ * comparison's findings the way `diff` printed them. Data from lib/compare/compare.h
  * (sl_compare_list, sl_compare_load), printed through cli/print.h.
  */
 #include <errno.h>

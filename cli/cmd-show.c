@@ -3,7 +3,7 @@
  * `schedlens show RUN`: the everyday view of one stored run. Its metadata and machine
  * shape, where wakeups landed (class_prev and class_waker shares, target states, missed
  * idle CPUs, stacking), latency, preemptions by cause and lock-holder preemption, then the
- * top groups, LHP victims, preemptors and hubs. The data is lib's API JSON (lib/api.h,
+ * top groups, LHP victims, preemptors and hubs. The data is lib's API JSON (lib/serve/api.h,
  * api-web.h, api-shape.h), the same the daemon serves. A share that is a metric of the
  * comparison (missed idle, class shares, preemptions of switch-outs) is the metric's value
  * (sl_api_row_metric), so show and diff divide by the same denominator; the target-state

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * schedlensd's HTTP routes. Handlers only validate parameters and call lib/ (api.h,
- * api-web.h, compare.h, metrics-prom.h), which return JSON or text; lib/http.c does the rest. Each
+ * api-web.h, compare.h, metrics-prom.h), which return JSON or text; lib/serve/http.c does the rest. Each
  * server thread keeps its own read-only connection to the database. Request paths are
  * matched exactly, never mapped to files: the dashboard's files are compiled in
  * (web-assets.h, generated from web/ by scripts/embed-web) and found by name.

@@ -4,7 +4,7 @@
 --
 -- The per-event tables (sched_slices, wakeups, preemptions) are plain rowid tables with no
 -- secondary index: inserts stay at SQLite's append speed. Retention deletes them by rowid
--- range, one chunk at a time, using the `chunks` table (see lib/store-retention.c).
+-- range, one chunk at a time, using the `chunks` table (see lib/store/store-retention.c).
 -- Unknown values are NULL. Times: *_ns on the run's trace clock, *_wall in Unix ns.
 
 CREATE TABLE hosts (

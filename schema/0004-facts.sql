@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-2.0-only
 -- schedlens schema 4: the raw scheduler facts a run's derived rows cannot give back
--- (lib/facts.h), so that `schedlens export` replays a run exactly (schema/README.md).
+-- (lib/store/facts.h), so that `schedlens export` replays a run exactly (schema/README.md).
 --
 -- runs.facts: 1 when the run stored sched_facts (every run stored with per-event rows
 --   since schema 4); 0 for older runs and windows-only runs, whose export is approximate.

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-2.0-only
--- schedlens schema 10: placement_mix divides as the comparison's metrics do (lib/metrics.c).
+-- schedlens schema 10: placement_mix divides as the comparison's metrics do (lib/common/metrics.c).
 --
 -- Its class shares were of all wakeups, where schedlens diff's prev_*_share and
 -- waker_*_share are of the wakeups whose class is known; the same name gave two numbers

@@ -63,7 +63,7 @@ window.SL.views = window.SL.views || {};
     if (a < 1e9) return sig(ns / 1e6) + ' ms';
     return sig(ns / 1e9) + ' s';
   };
-  // A metric value in its unit (lib/metrics.c: "%", "us", "/s", "ms/s"), scaled by magnitude:
+  // A metric value in its unit (lib/common/metrics.c: "%", "us", "/s", "ms/s"), scaled by magnitude:
   // p99 157696 "us" -> "158 ms", lhp_cost 0.004 "ms/s" -> "4 µs/s", 48958 "/s" -> "49 k/s"
   SL.fmtValue = function fmtValue(v, unit) {
     if (v === null || v === undefined || Number.isNaN(v)) return '–';
@@ -81,7 +81,7 @@ window.SL.views = window.SL.views || {};
   };
   SL.fmtRel = (r) => (r === null || r === undefined || Number.isNaN(r) ? '–' :
     (r > 0 ? '+' : r < 0 ? '−' : '') + SL.num(Math.abs(100 * r), 1) + '%');
-  // The comparison's explanations come from lib/metrics.c, whose CLI text writes "us"
+  // The comparison's explanations come from lib/common/metrics.c, whose CLI text writes "us"
   SL.fixUnits = (text) => String(text || '').replace(/(\d) us\b/g, '$1 µs');
   // Unix ns (a *_wall column) -> "2026-12-03 06:52"
   SL.wall = function wall(ns) {
@@ -175,7 +175,7 @@ window.SL.views = window.SL.views || {};
     if (!statusOnce) statusOnce = SL.api('status', {}, signal).catch((e) => { statusOnce = null; throw e; });
     return statusOnce;
   };
-  // The comparison's metric table (/api/v1/metrics, lib/metrics.c) once per page load, by
+  // The comparison's metric table (/api/v1/metrics, lib/common/metrics.c) once per page load, by
   // name: every metric value shown is computed from it, so it divides by what diff does.
   let metricsOnce = null;
   SL.metricTable = function metricTable(signal) {

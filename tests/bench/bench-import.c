@@ -8,7 +8,7 @@
  * store, and `perf sched timehist -s` analyses perf.data. Each figure is events per
  * CPU-second: events the tool read over the CPU time it spent (import: the process's
  * CPU clock, the writer thread included, plus the libtracecmd child when a trace.dat needs
- * it (lib/import-dat.c; not this one); perf: the child's user + system time from wait4()),
+ * it (lib/import/import-dat.c; not this one); perf: the child's user + system time from wait4()),
  * the median of RUNS rounds; each round runs every configuration and perf once, and the ratios to perf
  * are the median of the per-round ratios, so that the load of a busy host (CPU-s grow
  * with it) weighs on both sides alike. perf's events are the samples in perf.data
@@ -36,7 +36,7 @@ struct figure {
 	const char *what;
 	uint64_t events;
 	double cpu_s[RUNS];
-	char reader[16]; /* trace.dat: which reader read it (lib/import-dat.h) */
+	char reader[16]; /* trace.dat: which reader read it (lib/import/import-dat.h) */
 };
 
 static int cmp_double(const void *a, const void *b)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness for our trace.dat reader (lib/dat-file.c): each input is parsed as a
+ * libFuzzer harness for our trace.dat reader (lib/import/dat-file.c): each input is parsed as a
  * whole file, and when it parses, every page of every CPU of every buffer is walked with
- * the ring-buffer page reader (lib/rb-page.h) and every record's payload is read. Nothing
+ * the ring-buffer page reader (lib/record/rb-page.h) and every record's payload is read. Nothing
  * may crash, read outside the input or loop; errors are fine, but each must come with a
  * message. `make fuzz` runs it seeded with the zstd and instance fixtures and corpus-dat/,
  * with an inflate budget small enough for an input to exceed (fuzz-dat.h), so that the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness for the ftrace text line parser (lib/import-text.c): each input is
+ * libFuzzer harness for the ftrace text line parser (lib/import/import-text.c): each input is
  * split into lines and parsed as a file would be. The parser must never crash, read out
  * of bounds or loop; errors are fine. Each line also goes through a second parser with the
  * fast path off: both must return the same, with the same event, error and parser state.

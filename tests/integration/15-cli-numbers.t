@@ -92,7 +92,7 @@ for f in import export; do
 	ok "$f --format foo: names the value" 'grep -qF "'"'"'foo'"'"'" "$tmp/err"'
 done
 
-# schedlensd: flags and config values go through the same parser (lib/config.c)
+# schedlensd: flags and config values go through the same parser (lib/common/config.c)
 sdbad() {
 	local opt=$1 val=$2
 	timeout 20 "$SD" --no-record --db "$db" --listen 127.0.0.1:1 "--$opt" "$val" \

@@ -60,7 +60,7 @@ ok "trace.dat's wakeups from interrupts read from common_flags, none from the te
 ok "the run has rows to compare" '[ "$(sqlite3 $T/db "SELECT count(*) FROM preemptions WHERE run_id = 1")" -gt 100 ]'
 
 # export -> import round trip: identical rows (sched_facts keep what the rows cannot,
-# lib/facts.h). rt NAME DB: exports run 1 of DB, imports it as run 2, compares every table.
+# lib/store/facts.h). rt NAME DB: exports run 1 of DB, imports it as run 2, compares every table.
 rt() {
 	local name=$1 db=$2 topo=$3 t d total=0
 	$S export 1 -d "$db" -o "$T/$name.exp" 2>/dev/null

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Our own trace.dat reader (lib/dat-file.c) against libtracecmd (SL_DAT_READER=libtracecmd):
+# Our own trace.dat reader (lib/import/dat-file.c) against libtracecmd (SL_DAT_READER=libtracecmd):
 # every guest16 fixture, and `trace-cmd convert` copies of them in the other file versions
 # and compressions, import to identical rows in every derived table either way. A file with
 # an option whose timestamps libtracecmd rewrites goes to libtracecmd. Cut and damaged

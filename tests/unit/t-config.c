@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the configuration table (lib/config.h) on a table of our own with one option
+ * Unit tests of the configuration table (lib/common/config.h) on a table of our own with one option
  * of every type: defaults, values and their limits, the config file (comments, quotes,
  * errors naming file:line), flags overriding the file, the dump --print-config prints (it
  * must read back to the same values) and the per-option diff a reload logs.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the per-CPU, per-minute wakeup counts (lib/cpu-counts.c, table cpu_counts):
+ * Unit tests of the per-CPU, per-minute wakeup counts (lib/engine/cpu-counts.c, table cpu_counts):
  * the accumulator's minute boundaries, late records and the last minute's length; the
  * writer's rows (kept like windows: never refused for the per-event share of the queue,
  * chunked, aged with the windows); synthesized sessions whose counts agree with the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Our trace.dat container reader (lib/dat-file.c) on the guest16 fixtures: what it finds
+ * Our trace.dat container reader (lib/import/dat-file.c) on the guest16 fixtures: what it finds
  * in version 6, zstd version 7 and instance files (formats, options, buffers, CPU data),
  * that its pages hold the records libtracecmd counts, and that no cut or damaged copy of
  * a file makes it read outside the file (every truncation point of the headers and the

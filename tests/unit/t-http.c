@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the HTTP layer (lib/http.h): listen address parsing (IPv4, bracketed IPv6,
+ * Unit tests of the HTTP layer (lib/serve/http.h): listen address parsing (IPv4, bracketed IPv6,
  * loopback or not, malformed), the constant-time token compare, and a server on a loopback
  * port driven by a tiny client: bearer token (missing, wrong, right), GET/HEAD only (405
  * with Allow), the request-target limit (414), the query-argument limit (400), JSON error

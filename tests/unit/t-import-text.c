@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the ftrace text line parser (lib/import-text.c): the kernel's print
+ * Unit tests of the ftrace text line parser (lib/import/import-text.c): the kernel's print
  * formats and trace-cmd report's sched plugin, comms with spaces, dashes and colons, the
  * flags and tgid columns present or absent, microsecond and nanosecond timestamps, lost
  * events, and every class of bad input with the line number in its message. Every file of

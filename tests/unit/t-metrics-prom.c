@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the Prometheus exposition (lib/metrics-prom.h): label escaping, the shape
+ * Unit tests of the Prometheus exposition (lib/serve/metrics-prom.h): label escaping, the shape
  * promtool checks (one HELP and one TYPE line before each family's samples, counters named
  * *_total, every sample of a declared family, well-formed label sets), bounded cardinality
  * (at most SL_PROM_MAX_GROUPS groups per kernel, the rest in group="other", at most

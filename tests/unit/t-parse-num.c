@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the strict number parser (lib/parse-num.h) every numeric flag and config
+ * Unit tests of the strict number parser (lib/common/parse-num.h) every numeric flag and config
  * value goes through: what strtoull/strtod accept and a flag must not (a sign on an
  * unsigned value, blanks, junk, hexadecimal, nan, inf, overflow such as 4294968296 into
  * 32 bits), range bounds open and closed, and that *ret is untouched on failure.
@@ -125,7 +125,7 @@ static void test_prefix(void)
 	       "prefix: overflow refused");
 }
 
-/* lib/config.c goes through the same parser; its message must quote the whole value. */
+/* lib/common/config.c goes through the same parser; its message must quote the whole value. */
 struct cfg {
 	uint64_t count;
 };

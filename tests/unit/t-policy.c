@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the placement bookkeeping (lib/policy.c) against brute force: random
+ * Unit tests of the placement bookkeeping (lib/engine/policy.c) against brute force: random
  * known/available changes on the fixture topologies, and after each one the counters'
  * answers (available CPUs of an LLC, an available SMT sibling, the relation of two CPUs)
  * and the policy fingerprint of random wakeups, each compared with a scan of every CPU

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The inline ring-buffer page reader (lib/rb-page.h) must walk a page exactly as
+ * The inline ring-buffer page reader (lib/record/rb-page.h) must walk a page exactly as
  * libtraceevent's kbuffer does: same payload pointers, sizes and timestamps, same missed
  * events. Pages are built by hand with every record type the kernel writes: short and
  * long data records, time extends, absolute time stamps, padding (discarded records),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of lib/store.c on real SQLite files: creating, migrating from empty and from
+ * Unit tests of lib/store/store.c on real SQLite files: creating, migrating from empty and from
  * every earlier schema version, refusing newer files and files that are not ours, the
  * error for each kind of bad file (corrupt, read-only, locked, full), hosts and runs.
  */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The docs follow the lists: schedlens/README.md's windows table is the one generated from
- * SL_WINDOW_COUNTERS (lib/window-counters.h), docs/metrics.md's metric table names every
- * metric of sl_metrics[] (lib/metrics.c) once, with its unit, polarity and family; the
+ * SL_WINDOW_COUNTERS (lib/common/window-counters.h), docs/metrics.md's metric table names every
+ * metric of sl_metrics[] (lib/common/metrics.c) once, with its unit, polarity and family; the
  * counters' columns are the windows table's (a fresh store). `t-window-counters --write`
  * rewrites the README's table from the list instead (`make schema-doc`).
  */
@@ -95,7 +95,7 @@ static void check_readme(const char *path)
 		char *got = strndup(text + a, b - a);
 
 		if (!is_str(got, table, "schema/README.md's windows table is SL_WINDOW_COUNTERS'"))
-			diag("`make schema-doc` rewrites it from lib/window-counters.h");
+			diag("`make schema-doc` rewrites it from lib/common/window-counters.h");
 		free(got);
 	}
 	free(text);

@@ -4,7 +4,7 @@
  * nanosecond timestamps), which `schedlens import` reads back to the same records.
  *
  * Runs stored with raw facts (runs.facts = 1: every run stored with per-event rows since
- * schema 4, live or imported) are replayed exactly: the facts (lib/facts.h) are the
+ * schema 4, live or imported) are replayed exactly: the facts (lib/store/facts.h) are the
  * non-switch events verbatim with their CPU and context pid, the switches the slices do
  * not imply, and each comm change; every other sched_switch is rebuilt from consecutive
  * sched_slices of its CPU; thread groups come from tasks ("# tgid PID TGID" comment lines

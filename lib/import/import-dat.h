@@ -28,7 +28,7 @@ struct sl_dat_info {
 	const char *kernel_version;
 	const char *trace_clock; /* "local", "mono", ...; NULL if absent */
 	bool has_waking; /* sched_waking is in the file's formats */
-	const char *reader; /* "schedlens" (lib/dat-file.c) or "libtracecmd" (the fallback) */
+	const char *reader; /* "schedlens" (lib/import/dat-file.c) or "libtracecmd" (the fallback) */
 };
 
 /*

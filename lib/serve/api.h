@@ -47,7 +47,7 @@ struct sl_api_window_query {
 };
 
 /*
- * The comparison's metric table (lib/metrics.c) as {metrics: [{name, kind, num, den, q,
+ * The comparison's metric table (lib/common/metrics.c) as {metrics: [{name, kind, num, den, q,
  * scale, unit, polarity, floor, per_switch, min_den, primary, headline, text}]}, num and
  * den being the windows columns summed: what the dashboard computes its values with, so
  * that it divides by what `schedlens diff` divides by. The caller frees *ret.
@@ -66,7 +66,7 @@ int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_w
 		   struct sl_db_stream **ret);
 
 /*
- * The value of the metric named metric (lib/metrics.c) for a row of summed windows columns
+ * The value of the metric named metric (lib/common/metrics.c) for a row of summed windows columns
  * keyed by column name, as sl_api_placement's and sl_api_preemptions' groups are: what a
  * view shows is then the comparison's value, over the comparison's denominator. NAN when
  * the denominator is 0, for a quantile or an unknown metric.

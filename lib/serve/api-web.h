@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The dashboard's extra API data, beside lib/api.h: wakeups landed per CPU (the topology
+ * The dashboard's extra API data, beside lib/serve/api.h: wakeups landed per CPU (the topology
  * heatmap), a run's merged wakeup-latency histogram (the compare view's overlay) and its
- * lock-holder preemptions ranked by cost (the LHP view). Same conventions as lib/api.h:
+ * lock-holder preemptions ranked by cost (the LHP view). Same conventions as lib/serve/api.h:
  * bound parameters only, a new jansson reference in *ret that the caller owns, -ENOENT for
  * an unknown run, -SL_EUSAGE for a bad parameter, -SL_EDB / -ENOMEM otherwise.
  */

@@ -18,7 +18,7 @@ struct sl_session {
 	struct sl_store *store;
 	struct sl_writer *writer;
 	struct sl_engine *engine;
-	struct sl_facts *facts; /* raw facts for an exact export (lib/facts.h) */
+	struct sl_facts *facts; /* raw facts for an exact export (lib/store/facts.h) */
 	struct sl_cpu_counts *cpu_counts; /* the heatmap's counts, whatever is stored */
 	bool wait_for_writer;
 	uint64_t fed;

@@ -190,8 +190,8 @@ enum sl_row_type {
 	SL_ROW_PREEMPT,
 	SL_ROW_TASK,
 	SL_ROW_WINDOW,
-	SL_ROW_FACT, /* lib/facts.h */
-	SL_ROW_CPU_COUNT, /* lib/cpu-counts.h; kept like windows */
+	SL_ROW_FACT, /* lib/store/facts.h */
+	SL_ROW_CPU_COUNT, /* lib/engine/cpu-counts.h; kept like windows */
 	SL_ROW_TYPES
 };
 

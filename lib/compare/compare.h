@@ -3,7 +3,7 @@
  * Kernel-vs-kernel comparison (docs/statistics.md): selects a baseline and a
  * candidate set of runs (by kernel release, by run ids, or the previous kernel against
  * the current one for a workload label), loads their windows, and tests every metric of
- * lib/metrics.h for every group with a moderated t on run values: within-run variance from
+ * lib/common/metrics.h for every group with a moderated t on run values: within-run variance from
  * a block bootstrap of each run's windows, run-to-run variance from the runs, shrunk toward
  * the database's history of comparable runs or an empirical-Bayes prior over all metrics.
  * Primary metrics are Holm-adjusted, secondary ones Benjamini-Hochberg. A metric is flagged
@@ -163,7 +163,7 @@ int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_
 int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size, bool *ret_owed);
 
 /*
- * Repeated looks (lib/compare-seq.c): sets o's alpha and interval level for one of at most
+ * Repeated looks (lib/compare/compare-seq.c): sets o's alpha and interval level for one of at most
  * max_looks looks, so that the whole sequence keeps the level o had (Bonferroni).
  */
 void sl_compare_spend(struct sl_compare_opts *o, int max_looks);

@@ -2,7 +2,7 @@
 /*
  * The shape of a run's host for one-line summaries (`schedlens show`): how many CPUs,
  * cores, LLCs, packages and NUMA nodes the stored topology has. Same conventions as
- * lib/api.h: bound parameters, a new jansson reference in *ret that the caller owns,
+ * lib/serve/api.h: bound parameters, a new jansson reference in *ret that the caller owns,
  * -ENOENT for an unknown run, -SL_EDB / -ENOMEM otherwise.
  */
 #ifndef SL_API_SHAPE_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Stored run -> ftrace text. A run with raw facts (lib/facts.h) is replayed exactly: its
+ * Stored run -> ftrace text. A run with raw facts (lib/store/facts.h) is replayed exactly: its
  * facts are the events verbatim, the other switches are rebuilt from consecutive slices
  * and take the positions among same-timestamp events that no fact holds, and comms follow
  * the comm facts in time order. A run without facts (stored before schema 4) is

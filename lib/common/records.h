@@ -150,7 +150,7 @@ struct sl_window_rec {
 };
 
 /*
- * Wakeups that landed on one CPU in one minute of a run (lib/cpu-counts.h): the topology
+ * Wakeups that landed on one CPU in one minute of a run (lib/engine/cpu-counts.h): the topology
  * heatmap's numbers, kept like the windows whether or not per-wakeup rows are stored.
  */
 struct sl_cpu_count_rec {

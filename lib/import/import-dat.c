@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * trace.dat -> struct sl_event. Our own container reader (lib/dat-file.c) maps the file,
- * takes only the sched formats and walks every buffer's per-CPU pages with lib/rb-page.h,
+ * trace.dat -> struct sl_event. Our own container reader (lib/import/dat-file.c) maps the file,
+ * takes only the sched formats and walks every buffer's per-CPU pages with lib/record/rb-page.h,
  * merging the CPUs by timestamp in this process: libtracecmd's open alone (every format,
  * kallsyms, printk formats) cost more than a whole import should. Files it does not
  * handle (timestamps libtracecmd rewrites, other compressions or byte orders, a layout it
