@@ -398,7 +398,8 @@ static int ab_report(const struct lab_ab *ab, json_t *looks)
 /*
  * The options of lab ab and lab explain (explain: --metric, --features and --runs instead
  * of --max-runs and --max-minutes); the three positional arguments into sides and
- * workload. -1 to go on, else the exit status.
+ * workload. -1 to go on, else the exit status. A flat switch over both commands' options,
+ * one short case each: its length is the number of options.
  */
 static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 {

@@ -418,6 +418,22 @@ static int finish_recording(struct report *rep, struct record_ctx *rc, struct sl
 	return ret;
 }
 
+/* The recorder's instance, and what it cleaned up of dead schedlens processes. */
+static int open_recorder(const struct sl_recorder_opts *opts, struct report *rep, bool json)
+{
+	int r = sl_recorder_open(opts, &rep->rec);
+
+	if (r < 0)
+		return cli_error("%s", sl_errmsg(r));
+	if (!json && sl_recorder_stale_removed(rep->rec))
+		fprintf(stderr,
+			"schedlens: removed %d stale instance(s) of dead schedlens processes\n",
+			sl_recorder_stale_removed(rep->rec));
+	if (sl_recorder_stale_warning(rep->rec)[0])
+		fprintf(stderr, "schedlens: warning: %s\n", sl_recorder_stale_warning(rep->rec));
+	return EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_ctx rc = { 0 };
@@ -461,17 +477,8 @@ int cmd_record(int argc, char **argv)
 		ret = cli_error("out of memory");
 		goto out_free;
 	}
-	r = sl_recorder_open(&opts, &rep.rec);
-	if (r < 0) {
-		ret = cli_error("%s", sl_errmsg(r));
+	if ((ret = open_recorder(&opts, &rep, json)) != EXIT_OK)
 		goto out_free;
-	}
-	if (!json && sl_recorder_stale_removed(rep.rec))
-		fprintf(stderr,
-			"schedlens: removed %d stale instance(s) of dead schedlens processes\n",
-			sl_recorder_stale_removed(rep.rec));
-	if (sl_recorder_stale_warning(rep.rec)[0])
-		fprintf(stderr, "schedlens: warning: %s\n", sl_recorder_stale_warning(rep.rec));
 	sl_session_opts_live(&sopts, hi, topo, rep.rec, rep.db, rep.label);
 	if (json_object_size(rep.params)) {
 		params_text = json_dumps(rep.params, JSON_COMPACT);
