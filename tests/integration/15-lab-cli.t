@@ -70,12 +70,15 @@ run "$SL" lab run 6.1 frobbench
 ok "lab run of an unknown workload: exit 1, named" '[ $rc -eq 1 ] && says "unknown workload '"'"'frobbench'"'"'"'
 
 # pgbench --scale and the cmd workload: refused before any guest
+# (a sparse file: its apparent size counts, no disk is used)
+truncate -s 1100M "$tmp/big"
 for args in "pgbench --scale 0|bad --scale '0'" "pgbench --scale 101|bad --scale '101'" \
 	"pgbench --scale x|bad --scale 'x'" "hackbench --scale 2|--scale is for pgbench only" \
 	"cmd|cmd needs a command after --" "cmd --copy $tmp/none -- true|--copy $tmp/none: no such file" \
 	"hackbench --copy $tmp|--copy is for the cmd workload only" \
 	"hackbench -- true|a command after -- is for the cmd workload only" \
-	"cmd -d 1.5 -- true|bad -d '1.5'" "cmd --copy $tmp --copy $tmp/ -- true|another --copy is also named"; do
+	"cmd -d 1.5 -- true|bad -d '1.5'" "cmd --copy $tmp --copy $tmp/ -- true|another --copy is also named" \
+	"cmd --copy $tmp/big -- true|--copy: 1100 MiB in all, more than the 1024 MiB"; do
 	set -- ${args%%|*}
 	run "$SL" lab run 6.1 "$@" -o "$tmp/y.db"
 	ok "lab run $*: exit 1 before any guest, says ${args#*|}" \
