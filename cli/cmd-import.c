@@ -2,7 +2,8 @@
 /*
  * `schedlens import FILE`: analyses a trace.dat or an ftrace text dump like a live
  * recording and stores it as a run, classified with the traced host's topology (--topology
- * or --sysfs). Prints a summary, or one line of JSON with --json; a progress bar goes to
+ * or --sysfs). Prints a summary, or one line of JSON (--json) or CSV (--csv) through the
+ * print layer; a progress bar goes to
  * stderr when it is a terminal. SIGINT and SIGTERM stop the import cleanly (what was read
  * is stored, the run marked interrupted) and exit 128 + the signal: 130, 143.
  */
@@ -16,6 +17,7 @@
 #include <jansson.h>
 
 #include "builtin.h"
+#include "print.h"
 #include "error.h"
 #include "import.h"
 #include "topo.h"
@@ -23,7 +25,7 @@
 static const char usage_text[] =
 	"schedlens import FILE [-l LABEL] [--kernel RELEASE] [--host NAME]\n"
 	"                        [--topology FILE | --sysfs DIR] [-o DB] [--format dat|text] "
-	"[--json]\n"
+	"[--json | --csv]\n"
 	"                        [--windows-only]\n"
 	"  FILE             a trace.dat (trace-cmd record) or ftrace text (tracefs 'trace',\n"
 	"                   trace-cmd report); told apart by content\n"
@@ -59,10 +61,10 @@ static void show_progress(void *ctx, const struct sl_import_progress *p)
 		(unsigned long long)p->events, rate / 1e6, eta);
 }
 
-static void print_json(const struct sl_import_opts *o, const struct sl_import_result *r)
+/* The summary as one object (--json, --csv): raw counts, seconds, booleans. */
+static json_t *import_json(const struct sl_import_opts *o, const struct sl_import_result *r)
 {
 	json_t *j = json_object(), *ev = json_object();
-	char *text;
 
 	for (unsigned int t = 1; t < SL_EV_TYPE_MAX; t++)
 		json_object_set_new(ev, sl_event_type_name(t), json_integer(r->events[t]));
@@ -107,40 +109,48 @@ static void print_json(const struct sl_import_opts *o, const struct sl_import_re
 			    json_real(r->cpu_s > 0 ? r->events_total / r->cpu_s : 0));
 	if (r->session.run_id >= 0)
 		json_object_set_new(j, "run_id", json_integer(r->session.run_id));
-	text = json_dumps(j, JSON_COMPACT);
-	if (text)
-		puts(text);
-	free(text);
-	json_decref(j);
+	return j;
 }
 
-static void print_text(const struct sl_import_opts *o, const struct sl_import_result *r)
+/* The summary for people (text) or as one object (JSON, CSV). */
+static void print_summary(struct pr *p, const struct sl_import_opts *o,
+			  const struct sl_import_result *r)
 {
-	printf("imported '%s' (%s", o->path, sl_import_format_name(r->format));
+	char line[1024];
+	size_t n = 0;
+
+	if (pr_format(p) != PR_TEXT) {
+		pr_object(p, import_json(o, r));
+		return;
+	}
 	if (r->format == SL_IMPORT_DAT)
-		printf(" v%lu, %d instance(s)", r->file_version, r->nr_instances);
+		snprintf(line, sizeof(line), " v%lu, %d instance(s)", r->file_version,
+			 r->nr_instances);
 	else
-		printf(", %s timestamps", r->nsec ? "ns" : "us");
-	printf("): kernel %s, host %s, clock %s, %d CPUs\n", r->kernel_release, r->hostname,
-	       r->trace_clock[0] ? r->trace_clock : "unknown (text does not say)", r->nr_cpus);
-	printf("  %llu events in %.2f CPU-s (%.2f M/s)\n  ", (unsigned long long)r->events_total,
-	       r->cpu_s, r->cpu_s > 0 ? r->events_total / r->cpu_s / 1e6 : 0);
-	for (unsigned int t = 1; t < SL_EV_TYPE_MAX; t++)
-		printf("%s %llu  ", sl_event_type_name(t), (unsigned long long)r->events[t]);
-	printf("\n  wakeup records %llu, preemptions %llu, LHP %llu\n",
-	       (unsigned long long)r->session.engine.wakeups,
-	       (unsigned long long)r->session.engine.preemptions,
-	       (unsigned long long)r->session.engine.lhp);
+		snprintf(line, sizeof(line), ", %s timestamps", r->nsec ? "ns" : "us");
+	pr_line(p, "imported '%s' (%s%s): kernel %s, host %s, clock %s, %d CPUs", o->path,
+		sl_import_format_name(r->format), line, r->kernel_release, r->hostname,
+		r->trace_clock[0] ? r->trace_clock : "unknown (text does not say)", r->nr_cpus);
+	pr_line(p, "  %llu events in %.2f CPU-s (%.2f M/s)", (unsigned long long)r->events_total,
+		r->cpu_s, r->cpu_s > 0 ? r->events_total / r->cpu_s / 1e6 : 0);
+	for (unsigned int t = 1; t < SL_EV_TYPE_MAX && n < sizeof(line); t++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %llu  ",
+				      sl_event_type_name(t), (unsigned long long)r->events[t]);
+	pr_line(p, "  %s", line);
+	pr_line(p, "  wakeup records %llu, preemptions %llu, LHP %llu",
+		(unsigned long long)r->session.engine.wakeups,
+		(unsigned long long)r->session.engine.preemptions,
+		(unsigned long long)r->session.engine.lhp);
 	if (r->session.run_id >= 0)
-		printf("stored as run %lld in '%s'%s\n", (long long)r->session.run_id, o->db_path,
-		       r->complete    ? "" :
-		       r->interrupted ? " (marked interrupted)" :
-					" (marked incomplete)");
+		pr_line(p, "stored as run %lld in '%s'%s", (long long)r->session.run_id, o->db_path,
+			r->complete    ? "" :
+			r->interrupted ? " (marked interrupted)" :
+					 " (marked incomplete)");
 }
 
 /* The options: -1 to go on, else the exit status (a bad value, --help). */
 static int import_options(int argc, char **argv, struct sl_import_opts *o, const char **topo_file,
-			  const char **sysfs, bool *json)
+			  const char **sysfs, enum pr_format *format)
 {
 	static const struct option longopts[] = {
 		{ "label", required_argument, NULL, 'l' },
@@ -151,6 +161,7 @@ static int import_options(int argc, char **argv, struct sl_import_opts *o, const
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'c' },
 		{ "windows-only", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -187,7 +198,10 @@ static int import_options(int argc, char **argv, struct sl_import_opts *o, const
 					"import", "invalid --format '%s': dat or text", optarg);
 			break;
 		case 'j':
-			*json = true;
+			*format = PR_JSON;
+			break;
+		case 'c':
+			*format = PR_CSV;
 			break;
 		case 'W':
 			o->windows_only = true;
@@ -226,13 +240,13 @@ static int import_failed(int r, const struct sl_import_result *res)
 }
 
 /* What the reader of the run should know about the trace itself. */
-static void import_notes(const struct sl_import_result *res, bool json)
+static void import_notes(const struct sl_import_result *res, bool machine)
 {
 	if (res->waker_from_wakeup)
 		fprintf(stderr, "schedlens: note: the trace has no sched_waking: wakers were taken "
 				"from sched_wakeup's context, which may be the target CPU under "
 				"TTWU_QUEUE (flagged on the run)\n");
-	if (!res->trace_clock[0] && res->events_total && !json)
+	if (!res->trace_clock[0] && res->events_total && !machine)
 		fprintf(stderr, "schedlens: note: text traces do not say which trace clock they "
 				"used; cross-CPU order assumes a global one\n");
 	else if (!strcmp(res->trace_clock, "local"))
@@ -251,10 +265,12 @@ int cmd_import(int argc, char **argv)
 	struct sl_import_result res;
 	const char *topo_file = NULL, *sysfs = NULL;
 	struct sl_topo *topo = NULL;
-	bool json = false, bar;
+	enum pr_format format = PR_TEXT;
+	struct pr *p;
+	bool bar;
 	int r, ret = EXIT_OK;
 
-	if ((r = import_options(argc, argv, &o, &topo_file, &sysfs, &json)) >= 0)
+	if ((r = import_options(argc, argv, &o, &topo_file, &sysfs, &format)) >= 0)
 		return r;
 	if (optind + 1 != argc || (topo_file && sysfs))
 		return cli_usage(usage_text);
@@ -294,12 +310,13 @@ int cmd_import(int argc, char **argv)
 			(unsigned long long)res.first_skipped_line,
 			res.session.run_id >= 0 ? " (count stored with the run)" : "");
 	if (res.events_total || res.session.run_id >= 0) {
-		if (json)
-			print_json(&o, &res);
-		else
-			print_text(&o, &res);
+		p = pr_open(format, 0, stdout);
+		if (p)
+			print_summary(p, &o, &res);
+		if ((!p || pr_close(p) < 0) && ret == EXIT_OK)
+			ret = cli_error("cannot write the summary to stdout");
 	}
-	import_notes(&res, json);
+	import_notes(&res, format != PR_TEXT);
 	sl_import_result_free(&res);
 	sl_topo_free(topo);
 	return ret;

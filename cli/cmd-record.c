@@ -2,7 +2,7 @@
 /*
  * `schedlens record`: records this host's scheduler events for a duration or while a
  * command runs (like `perf record -- cmd`) and prints a short summary, or one line of
- * JSON with --json. Signal handlers only set a flag; the recorder's own shutdown order
+ * JSON (--json) or CSV (--csv), through the print layer. Signal handlers only set a flag; the recorder's own shutdown order
  * (trace off, stop readers, flush, close, destroy the instance) runs on every exit path.
  */
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "builtin.h"
+#include "print.h"
 #include "comm-counts.h"
 #include "error.h"
 #include "hostinfo.h"
@@ -29,7 +30,7 @@
 
 static const char usage_text[] =
 	"schedlens record [-d DURATION] [-l LABEL] [-o DB] [--param KEY=VALUE]... "
-	"[--buffer-kb N] [--json] [-- COMMAND ARGS...]";
+	"[--buffer-kb N] [--json | --csv] [-- COMMAND ARGS...]";
 
 static volatile sig_atomic_t stop_requested;
 
@@ -158,10 +159,11 @@ struct report {
 	int child_status;
 };
 
-static void print_json(const struct report *r)
+/* The summary as one object (--json, --csv): raw counts, seconds, booleans. */
+static json_t *record_json(const struct report *r)
 {
 	json_t *o = json_object(), *ev = json_object(), *notes = json_array();
-	char *copy = strdup(sl_recorder_notes(r->rec)), *text, *nl, *line;
+	char *copy = strdup(sl_recorder_notes(r->rec)), *nl, *line;
 
 	for (unsigned int t = 1; t < SL_EV_TYPE_MAX; t++)
 		json_object_set_new(ev, sl_event_type_name(t), json_integer(r->st.events[t]));
@@ -212,64 +214,73 @@ static void print_json(const struct report *r)
 	json_object_set_new(o, "notes", notes);
 	json_object_set_new(o, "groups", groups_json(&r->res, 11));
 	json_object_set_new(o, "comms", comms_json(r->comms, r->nr_comms, 50));
-	text = json_dumps(o, JSON_COMPACT);
-	if (text)
-		puts(text);
-	free(text);
-	json_decref(o);
+	return o;
 }
 
-static void print_text(const struct report *r)
+/* The summary for people (text) or as one object (JSON, CSV). */
+static void print_summary(struct pr *p, const struct report *r)
 {
 	const struct sl_recorder_stats *st = &r->st;
 	double span = st->last_ns > st->first_ns ? (st->last_ns - st->first_ns) / 1e9 : 0;
 	const struct sl_group_total *all = r->res.nr_groups ? &r->res.groups[0] : NULL;
+	const char *notes = sl_recorder_notes(r->rec);
+	size_t notes_len = strlen(notes), n = 0;
+	char rate[32] = "", line[1024];
 
-	printf("recorded %.1f s on %d CPUs (clock %s): %llu events", r->wall_s, st->nr_cpus,
-	       sl_recorder_clock(r->rec), (unsigned long long)st->events_total);
+	if (pr_format(p) != PR_TEXT) {
+		pr_object(p, record_json(r));
+		return;
+	}
 	if (span > 0)
-		printf(", %.0f/s", st->events_total / span);
-	printf("\n  ");
-	for (unsigned int t = 1; t < SL_EV_TYPE_MAX; t++)
+		snprintf(rate, sizeof(rate), ", %.0f/s", st->events_total / span);
+	pr_line(p, "recorded %.1f s on %d CPUs (clock %s): %llu events%s", r->wall_s, st->nr_cpus,
+		sl_recorder_clock(r->rec), (unsigned long long)st->events_total, rate);
+	for (unsigned int t = 1; t < SL_EV_TYPE_MAX && n < sizeof(line); t++)
 		if (t != SL_EV_LOST)
-			printf("%s %llu  ", sl_event_type_name(t),
-			       (unsigned long long)st->events[t]);
-	printf("\n  lost %llu in %llu gaps%s\n", (unsigned long long)st->lost,
-	       (unsigned long long)st->gaps, st->lost || st->gaps ? " (run has gaps)" : "");
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %llu  ",
+					      sl_event_type_name(t),
+					      (unsigned long long)st->events[t]);
+	pr_line(p, "  %s", line);
+	pr_line(p, "  lost %llu in %llu gaps%s", (unsigned long long)st->lost,
+		(unsigned long long)st->gaps, st->lost || st->gaps ? " (run has gaps)" : "");
 	if (all && all->sums[SL_WC_WAKEUPS]) {
-		printf("  wakeups %llu: landed on a busy CPU while its LLC had an idle one %.1f%%, "
-		       "beside an idle SMT sibling %.1f%%, stacked %.1f%%\n",
-		       (unsigned long long)all->sums[SL_WC_WAKEUPS], value(all, "missed_idle_rate"),
-		       value(all, "missed_smt_rate"), value(all, "stacking_rate"));
-		printf("  latency p50 %.1f us, p99 %.1f us; preemptions %llu (%llu by wakeup, %llu "
-		       "same group); LHP %llu costing %.2f ms\n",
-		       value(all, "latency_p50"), value(all, "latency_p99"),
-		       (unsigned long long)all->sums[SL_WC_PREEMPT_ALL],
-		       (unsigned long long)all->sums[SL_WC_PREEMPT_WAKEUP],
-		       (unsigned long long)all->sums[SL_WC_PREEMPT_SAME],
-		       (unsigned long long)all->sums[SL_WC_LHP_COUNT],
-		       all->sums[SL_WC_LHP_COST_NS] / 1e6);
+		pr_line(p,
+			"  wakeups %llu: landed on a busy CPU while its LLC had an idle one %.1f%%, "
+			"beside an idle SMT sibling %.1f%%, stacked %.1f%%",
+			(unsigned long long)all->sums[SL_WC_WAKEUPS],
+			value(all, "missed_idle_rate"), value(all, "missed_smt_rate"),
+			value(all, "stacking_rate"));
+		pr_line(p,
+			"  latency p50 %.1f us, p99 %.1f us; preemptions %llu (%llu by wakeup, %llu "
+			"same group); LHP %llu costing %.2f ms",
+			value(all, "latency_p50"), value(all, "latency_p99"),
+			(unsigned long long)all->sums[SL_WC_PREEMPT_ALL],
+			(unsigned long long)all->sums[SL_WC_PREEMPT_WAKEUP],
+			(unsigned long long)all->sums[SL_WC_PREEMPT_SAME],
+			(unsigned long long)all->sums[SL_WC_LHP_COUNT],
+			all->sums[SL_WC_LHP_COST_NS] / 1e6);
 	}
 	if (r->res.nr_groups > 1) {
-		printf("  %-16s %9s %9s %8s %9s %8s %6s\n", "top groups", "wakeups", "switches",
-		       "missed%", "p99 us", "preempt", "LHP");
+		pr_line(p, "  %-16s %9s %9s %8s %9s %8s %6s", "top groups", "wakeups", "switches",
+			"missed%", "p99 us", "preempt", "LHP");
 		for (int i = 1; i < r->res.nr_groups && i <= 5; i++) {
 			const struct sl_group_total *g = &r->res.groups[i];
 
-			printf("  %-16s %9llu %9llu %8.1f %9.1f %8llu %6llu\n", g->grp,
-			       (unsigned long long)g->sums[SL_WC_WAKEUPS],
-			       (unsigned long long)g->sums[SL_WC_SWITCHES],
-			       value(g, "missed_idle_rate"), value(g, "latency_p99"),
-			       (unsigned long long)g->sums[SL_WC_PREEMPT_ALL],
-			       (unsigned long long)g->sums[SL_WC_LHP_COUNT]);
+			pr_line(p, "  %-16s %9llu %9llu %8.1f %9.1f %8llu %6llu", g->grp,
+				(unsigned long long)g->sums[SL_WC_WAKEUPS],
+				(unsigned long long)g->sums[SL_WC_SWITCHES],
+				value(g, "missed_idle_rate"), value(g, "latency_p99"),
+				(unsigned long long)g->sums[SL_WC_PREEMPT_ALL],
+				(unsigned long long)g->sums[SL_WC_LHP_COUNT]);
 		}
 	}
-	printf("  recorder CPU: readers %.2f s, merge+analysis %.2f s\n", st->reader_cpu_s,
-	       st->merge_cpu_s);
-	if (sl_recorder_notes(r->rec)[0])
-		printf("notes:\n%s", sl_recorder_notes(r->rec));
+	pr_line(p, "  recorder CPU: readers %.2f s, merge+analysis %.2f s", st->reader_cpu_s,
+		st->merge_cpu_s);
+	if (notes_len) /* its lines end in newlines; pr_line adds the last */
+		pr_line(p, "notes:\n%.*s", (int)(notes_len - (notes[notes_len - 1] == '\n')),
+			notes);
 	if (r->res.run_id >= 0)
-		printf("stored as run %lld in '%s'\n", (long long)r->res.run_id, r->db);
+		pr_line(p, "stored as run %lld in '%s'", (long long)r->res.run_id, r->db);
 }
 
 /* Starts the command with tracing already on; an exec failure is exit status 127, as in a shell. */
@@ -315,7 +326,7 @@ static int add_param(json_t *params, const char *kv)
 
 /* The options: -1 to go on, else the exit status (a bad value, --help). */
 static int record_options(int argc, char **argv, double *duration, struct report *rep,
-			  struct sl_recorder_opts *opts, bool *json)
+			  struct sl_recorder_opts *opts, enum pr_format *format)
 {
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
@@ -323,6 +334,7 @@ static int record_options(int argc, char **argv, double *duration, struct report
 		{ "output", required_argument, NULL, 'o' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'c' },
 		{ "param", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -350,7 +362,10 @@ static int record_options(int argc, char **argv, double *duration, struct report
 			break;
 		}
 		case 'j':
-			*json = true;
+			*format = PR_JSON;
+			break;
+		case 'c':
+			*format = PR_CSV;
 			break;
 		case 'p':
 			if (add_param(rep->params, optarg))
@@ -419,13 +434,13 @@ static int finish_recording(struct report *rep, struct record_ctx *rc, struct sl
 }
 
 /* The recorder's instance, and what it cleaned up of dead schedlens processes. */
-static int open_recorder(const struct sl_recorder_opts *opts, struct report *rep, bool json)
+static int open_recorder(const struct sl_recorder_opts *opts, struct report *rep, bool machine)
 {
 	int r = sl_recorder_open(opts, &rep->rec);
 
 	if (r < 0)
 		return cli_error("%s", sl_errmsg(r));
-	if (!json && sl_recorder_stale_removed(rep->rec))
+	if (!machine && sl_recorder_stale_removed(rep->rec))
 		fprintf(stderr,
 			"schedlens: removed %d stale instance(s) of dead schedlens processes\n",
 			sl_recorder_stale_removed(rep->rec));
@@ -448,14 +463,15 @@ int cmd_record(int argc, char **argv)
 	struct sl_run_totals totals = { 0 };
 	struct sl_session_opts sopts;
 	double duration = 0, t0;
-	bool json = false;
+	enum pr_format format = PR_TEXT;
+	struct pr *p;
 	pid_t child = -1;
 	int r, ret = EXIT_OK;
 
 	rep.params = json_object();
 	if (!rep.params)
 		return cli_error("out of memory");
-	if ((r = record_options(argc, argv, &duration, &rep, &opts, &json)) >= 0) {
+	if ((r = record_options(argc, argv, &duration, &rep, &opts, &format)) >= 0) {
 		json_decref(rep.params);
 		return r;
 	}
@@ -477,7 +493,7 @@ int cmd_record(int argc, char **argv)
 		ret = cli_error("out of memory");
 		goto out_free;
 	}
-	if ((ret = open_recorder(&opts, &rep, json)) != EXIT_OK)
+	if ((ret = open_recorder(&opts, &rep, format != PR_TEXT)) != EXIT_OK)
 		goto out_free;
 	sl_session_opts_live(&sopts, hi, topo, rep.rec, rep.db, rep.label);
 	if (json_object_size(rep.params)) {
@@ -513,10 +529,11 @@ int cmd_record(int argc, char **argv)
 	rep.wall_s = now_s() - t0;
 	ret = finish_recording(&rep, &rc, &totals, child, ret);
 	rep.comms = sl_comm_counts_sorted(counts, &rep.nr_comms);
-	if (json)
-		print_json(&rep);
-	else
-		print_text(&rep);
+	p = pr_open(format, 0, stdout);
+	if (p)
+		print_summary(p, &rep);
+	if ((!p || pr_close(p) < 0) && ret == EXIT_OK)
+		ret = cli_error("cannot write the summary to stdout");
 	/* like perf record: the command's failure is ours */
 	if (ret == EXIT_OK && rep.child_status > 0)
 		ret = rep.child_status;

@@ -20,6 +20,7 @@ struct pr {
 	unsigned int flags;
 	FILE *out;
 	json_t *doc; /* JSON: the document */
+	json_t *object; /* JSON: pr_object()'s, printed instead of doc */
 	bool printed; /* text or CSV: something is on out already */
 	/* the open table */
 	const char *name, *title;
@@ -59,11 +60,15 @@ int pr_close(struct pr *p)
 		return 0;
 	if (p->rows)
 		pr_table_end(p);
-	if (p->doc) {
+	if (p->object) {
+		json_dumpf(p->object, p->out, JSON_COMPACT);
+		fputc('\n', p->out);
+		json_decref(p->object);
+	} else if (p->doc) {
 		json_dumpf(p->doc, p->out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', p->out);
-		json_decref(p->doc);
 	}
+	json_decref(p->doc);
 	err = fflush(p->out) || ferror(p->out) ? -EIO : 0;
 	free(p);
 	return err;
@@ -337,8 +342,8 @@ static void csv_value(FILE *out, json_t *v)
 		fprintf(out, "%.10g", json_real_value(v));
 	else if (json_is_boolean(v))
 		fputc(json_is_true(v) ? '1' : '0', out);
-	else if (json_is_object(v)) {
-		/* runs.params: its JSON, one field */
+	else if (json_is_object(v) || json_is_array(v)) {
+		/* runs.params, a summary's nested values: their JSON, one field */
 		char *text = json_dumps(v, JSON_COMPACT);
 
 		if (text)
@@ -397,6 +402,43 @@ static void json_table(struct pr *p)
 	} else {
 		json_object_set_new(p->doc, p->name, arr);
 	}
+}
+
+void pr_object(struct pr *p, json_t *obj)
+{
+	const char *key;
+	json_t *v;
+	bool first = true;
+
+	if (!obj)
+		return;
+	switch (p->format) {
+	case PR_JSON:
+		json_decref(p->object);
+		p->object = obj;
+		return;
+	case PR_CSV:
+		json_object_foreach(obj, key, v)
+		{
+			fputs(first ? "" : ",", p->out);
+			csv_str(p->out, key);
+			first = false;
+		}
+		fputc('\n', p->out);
+		first = true;
+		json_object_foreach(obj, key, v)
+		{
+			fputs(first ? "" : ",", p->out);
+			csv_value(p->out, v);
+			first = false;
+		}
+		fputc('\n', p->out);
+		p->printed = true;
+		break;
+	case PR_TEXT:
+		break;
+	}
+	json_decref(obj);
 }
 
 void pr_table_end(struct pr *p)

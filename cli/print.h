@@ -79,6 +79,15 @@ void pr_json_text(struct pr *p, json_t *v, const char *text);
 void pr_params(struct pr *p, json_t *params);
 void pr_table_end(struct pr *p);
 
+/*
+ * A command whose answer is one object rather than tables (record's and import's summary,
+ * topology): JSON prints obj itself, compact on one line as scripts have always read it;
+ * CSV prints its keys as the header and its values as one row (nested values as JSON
+ * text); text prints nothing, the command writes its lines for people with pr_line().
+ * Steals obj; not mixed with tables in one document.
+ */
+void pr_object(struct pr *p, json_t *obj);
+
 /* A line for people: text only (CSV and JSON stay machine-readable). */
 void pr_line(struct pr *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -34,6 +34,12 @@ ok "json has events and the mono clock" \
 inst=$(echo "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['instance'])")
 ok "our instance $inst is gone after a normal exit" '[ -n "$inst" ] && [ ! -e "$T/instances/$inst" ]'
 
+"$SL" record -d 0.5 --csv >"$tmp/rec.csv" 2>/dev/null
+rc=$(python3 -c "
+import csv, json, sys; r = list(csv.DictReader(open(sys.argv[1], newline='')))
+print(len(r), int(r[0]['events_total']) > 0, r[0]['clock'], json.loads(r[0]['events'])['switch'] != '')" "$tmp/rec.csv")
+ok "record --csv: a header and one row, nested counts as JSON ($rc)" '[ "$rc" = "1 True mono True" ]'
+
 "$SL" record --json -- sh -c 'exit 3' >"$tmp/out" 2>&1
 rc=$?
 ok "command mode forwards the command's exit status (3)" '[ $rc -eq 3 ]'

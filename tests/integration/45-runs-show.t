@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The everyday views on synthesized data: `schedlens runs`, `show RUN`, `findings [ID]`
-# and diff's --csv, each as a table, --json (parsed by python3) and --csv (parsed by
+# The everyday views on synthesized data: `schedlens runs`, `show RUN`, `findings [ID]`,
+# diff's --csv, `topology` and import's summary, each as a table, --json (parsed by python3) and --csv (parsed by
 # python3's csv module), checked against the database through sqlite3 (the per-event
 # rows the synthesizer's writer keeps vary from run to run, so numbers are compared with
 # what was stored, not constants). Error paths: unknown run or comparison exit 1 with a
@@ -187,6 +187,35 @@ ok "diff: a run without params is '-' on its side" \
 	'grep -qx "note: what was run differs (runs.params): workload \[pgbench\] vs \[pgbench|-\]; scale \[1\] vs \[2|-\]; clients \[16\] vs \[16|-\]" "$tmp/diff.txt"'
 "$SL" diff --db "$db" --force --no-store --baseline-runs 1 --candidate-runs 3 >"$tmp/diff.txt" 2>&1
 ok "diff of runs run alike: no such note" '! grep -q "what was run" "$tmp/diff.txt"'
+
+# --- topology and import's summary: text, --json and --csv through the same print layer
+"$SL_SRC/tests/fixtures/mksysfs" 4x2x2 "$tmp/sys" >/dev/null
+"$SL" topology --sysfs "$tmp/sys" >"$tmp/topo.txt"
+ok "topology: the tree of a 4x2x2 sysfs" \
+	'grep -q "4 packages, 4 LLCs, 8 cores, 16 CPUs" "$tmp/topo.txt" && [ "$(grep -c "^package " "$tmp/topo.txt")" = 4 ]'
+"$SL" topology --sysfs "$tmp/sys" --json >"$tmp/topo.json"
+"$SL" topology --file "$tmp/topo.json" >"$tmp/topo2.txt"
+ok "topology --json: one line, read back by --file as the same tree" \
+	'[ "$(wc -l <"$tmp/topo.json")" = 1 ] && diff <(tail -n +2 "$tmp/topo.txt") <(tail -n +2 "$tmp/topo2.txt") >/dev/null'
+"$SL" topology --sysfs "$tmp/sys" --csv >"$tmp/topo.csv"
+tc=$(python3 -c "
+import csv, sys; r = list(csv.DictReader(open(sys.argv[1], newline='')))
+print(len(r), len({x['package'] for x in r}), len({(x['package'], x['core']) for x in r}), r[5]['online'], r[5]['llc'])" "$tmp/topo.csv")
+# Intel numbering: cpu0-7 are the first threads, two a socket, so cpu5 is in socket 2
+ok "topology --csv: 16 CPUs, 4 packages, 8 cores; cpu5 online in LLC 2 ($tc)" '[ "$tc" = "16 4 8 1 2" ]'
+F=$SL_SRC/tests/fixtures
+"$SL" import "$F/guest16-import-v7z.dat" --topology "$F/guest16-topology.json" -o "$tmp/imp.db" \
+	--csv >"$tmp/imp.csv" 2>/dev/null
+ic=$(python3 -c "
+import csv, json, sys; r = list(csv.DictReader(open(sys.argv[1], newline='')))
+print(len(r), r[0]['run_id'], r[0]['events_total'], json.loads(r[0]['events'])['switch'], r[0]['complete'])" "$tmp/imp.csv")
+"$SL" import "$F/guest16-import-v7z.dat" --topology "$F/guest16-topology.json" -o "$tmp/imp.db" \
+	--json >"$tmp/imp.json" 2>/dev/null
+ij=$(python3 -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+print(1, d['run_id'] - 1, d['events_total'], d['events']['switch'], int(d['complete']))" "$tmp/imp.json")
+ok "import --csv: one row, the run and its counts as --json has them, nested ones as JSON ($ic)" \
+	'[ "$ic" = "$ij" ] && [ "${ic#1 1 }" != "$ic" ] && [ "$(sqlite3 "$tmp/imp.db" "select events from runs where id = 1")" = "$(echo "$ic" | cut -d" " -f3)" ]'
 
 # --- errors
 "$SL" show --db "$db" 42 >"$tmp/o" 2>"$tmp/e"
