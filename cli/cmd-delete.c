@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "builtin.h"
+#include "print.h"
 #include "error.h"
 #include "store.h"
 
@@ -29,6 +30,7 @@ int cmd_delete(int argc, char **argv)
 	};
 	const char *db = "schedlens.db";
 	struct sl_delete_stats stats = { 0 };
+	struct pr *p;
 	struct sl_store *store = NULL;
 	int64_t *ids;
 	int c, n, err;
@@ -63,10 +65,16 @@ int cmd_delete(int argc, char **argv)
 	free(ids);
 	if (err < 0 && !stats.runs)
 		return cli_error("%s", sl_errmsg(err));
-	printf("deleted %llu run(s), %llu rows, %llu comparison(s); '%s' %.1f MiB -> %.1f MiB\n",
-	       (unsigned long long)stats.runs, (unsigned long long)stats.rows,
-	       (unsigned long long)stats.comparisons, db, stats.bytes_before / 1048576.0,
-	       stats.bytes_after / 1048576.0);
+	p = pr_open(PR_TEXT, 0, stdout);
+	if (p)
+		pr_line(p,
+			"deleted %llu run(s), %llu rows, %llu comparison(s); '%s' %.1f MiB -> "
+			"%.1f MiB",
+			(unsigned long long)stats.runs, (unsigned long long)stats.rows,
+			(unsigned long long)stats.comparisons, db, stats.bytes_before / 1048576.0,
+			stats.bytes_after / 1048576.0);
+	if ((!p || pr_close(p) < 0) && err >= 0)
+		return cli_error("cannot write to stdout");
 	if (err < 0)
 		return cli_error("%s", sl_errmsg(err));
 	return EXIT_OK;

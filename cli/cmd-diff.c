@@ -68,33 +68,34 @@ static int parse_ids(const char *flag, const char *s, int64_t *ids, int *nr)
 }
 
 /* Flagged findings first, each with its sentence: the table diff and findings share. */
-static void print_flagged(const struct sl_comparison *c, json_t *j)
+static void print_flagged(struct pr *p, const struct sl_comparison *c, json_t *j)
 {
-	struct pr *p = pr_open(PR_TEXT, 0, stdout);
-
 	if (!c->regressions && !c->improvements && !c->changes) {
-		printf("\nno metric changed significantly beyond its thresholds\n");
+		pr_line(p, "%s", "");
+		pr_line(p, "no metric changed significantly beyond its thresholds");
 		if (c->inconclusive)
-			printf("but %d metric%s could not be shown equivalent either "
-			       "(inconclusive: more runs needed)\n",
-			       c->inconclusive, c->inconclusive == 1 ? "" : "s");
-	} else if (p) {
-		printf("\n");
+			pr_line(p,
+				"but %d metric%s could not be shown equivalent either "
+				"(inconclusive: more runs needed)",
+				c->inconclusive, c->inconclusive == 1 ? "" : "s");
+	} else {
+		/* a table after lines: the print layer puts the empty line between */
 		print_findings(p, json_object_get(j, "findings"), true);
 	}
-	pr_close(p);
 }
 
-/* The rest, compactly: "group: metric base->cand, ..." one line per group, inconclusive
- * ones marked "?" with the runs a side they would likely need. */
-static void print_rest(const struct sl_comparison *c, bool all)
+/* The rest, compactly: "group: metric base->cand, ..." one line per group (wrapped near
+ * 70 columns), inconclusive ones marked "?" with the runs a side they would likely need. */
+static void print_rest(struct pr *p, const struct sl_comparison *c, bool all)
 {
 	const char *grp = NULL;
-	int col = 0, insufficient = 0;
-	char b[32], k[32];
+	int insufficient = 0, col = 0, w;
+	char b[32], k[32], line[256];
+	size_t n = 0;
 
-	printf("\nnot flagged (? inconclusive, runs a side needed)%s:\n",
-	       all ? "" : " (per group; --all for every metric)");
+	pr_line(p, "%s", "");
+	pr_line(p, "not flagged (? inconclusive, runs a side needed)%s:",
+		all ? "" : " (per group; --all for every metric)");
 	for (size_t i = 0; i < c->nr_findings; i++) {
 		const struct sl_finding *f = &c->findings[i];
 
@@ -107,26 +108,35 @@ static void print_rest(const struct sl_comparison *c, bool all)
 		if (!all && !f->metric->headline)
 			continue;
 		if (!grp || strcmp(grp, f->grp)) {
-			printf("%s  %s:", grp ? "\n" : "", f->grp);
+			if (grp)
+				pr_line(p, "%s", line);
+			n = (size_t)snprintf(line, sizeof(line), "  %s:", f->grp);
 			grp = f->grp;
-			col = 4 + (int)strlen(f->grp);
+			col = 4 + (int)strlen(f->grp); /* where the wrap has always been */
 		}
 		sl_metric_format(f->metric, f->base, b, sizeof(b));
 		sl_metric_format(f->metric, f->cand, k, sizeof(k));
 		if (col > 70) {
-			printf("\n     ");
+			pr_line(p, "%s", line);
+			n = (size_t)snprintf(line, sizeof(line), "     ");
 			col = 5;
 		}
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
 		if (f->verdict == SL_V_INCONCLUSIVE)
-			col += printf(" %s %s->%s?%d%s", f->metric->name, b, k, f->runs_needed,
-				      f->runs_needed >= 99 ? "+" : "");
+			w = snprintf(line + n, sizeof(line) - n, " %s %s->%s?%d%s", f->metric->name,
+				     b, k, f->runs_needed, f->runs_needed >= 99 ? "+" : "");
 		else
-			col += printf(" %s %s->%s", f->metric->name, b, k);
+			w = snprintf(line + n, sizeof(line) - n, " %s %s->%s", f->metric->name, b,
+				     k);
+		n += (size_t)w;
+		col += w;
 	}
-	printf("%s", grp ? "\n" : "");
+	if (grp)
+		pr_line(p, "%s", line);
 	if (insufficient)
-		printf("insufficient data for %d metric%s (too few windows or events)\n",
-		       insufficient, insufficient == 1 ? "" : "s");
+		pr_line(p, "insufficient data for %d metric%s (too few windows or events)",
+			insufficient, insufficient == 1 ? "" : "s");
 }
 
 /* "24h", "1m", "90s", "7d" or plain seconds, into seconds (at least 1, at most 10 years). */
@@ -154,32 +164,37 @@ static int parse_dur(const char *flag, const char *s, uint64_t *ret)
 	return 0;
 }
 
-static void print_table(const struct sl_comparison *c, json_t *j, bool all, bool fleet)
+static void print_table(struct pr *p, const struct sl_comparison *c, json_t *j, bool all,
+			bool fleet)
 {
+	char id[48] = "";
+
 	for (int s = 0; s < 2; s++)
-		printf("%-10s %s (%d %s%s, %zu %s)\n",
-		       s ? "candidate:" : "baseline:", c->side[s].desc, c->side[s].nr_runs,
-		       fleet ? "host" : "run", c->side[s].nr_runs == 1 ? "" : "s",
-		       c->side[s].windows, fleet ? "steps" : "windows");
-	printf("statistics: moderated t on run values (within-run block bootstrap, %d resamples, "
-	       "seed %" PRIu64 "), alpha %g (Holm: primary, BH: secondary), %.3g%% intervals, "
-	       "flag at %.0f%% relative change and %gx the metric floors\n",
-	       c->resamples, c->seed, c->alpha, 100 * c->ci_level, 100 * c->rel_threshold,
-	       c->floor_scale);
+		pr_line(p, "%-10s %s (%d %s%s, %zu %s)",
+			s ? "candidate:" : "baseline:", c->side[s].desc, c->side[s].nr_runs,
+			fleet ? "host" : "run", c->side[s].nr_runs == 1 ? "" : "s",
+			c->side[s].windows, fleet ? "steps" : "windows");
+	pr_line(p,
+		"statistics: moderated t on run values (within-run block bootstrap, %d resamples, "
+		"seed %" PRIu64 "), alpha %g (Holm: primary, BH: secondary), %.3g%% intervals, "
+		"flag at %.0f%% relative change and %gx the metric floors",
+		c->resamples, c->seed, c->alpha, 100 * c->ci_level, 100 * c->rel_threshold,
+		c->floor_scale);
 	if (c->single_run)
-		printf("            no run-to-run variance known: intervals widened %gx for what "
-		       "one run cannot show\n",
-		       c->single_run_factor);
+		pr_line(p,
+			"            no run-to-run variance known: intervals widened %gx for what "
+			"one run cannot show",
+			c->single_run_factor);
 	for (int i = 0; i < c->nr_notes; i++)
-		printf("note: %s\n", c->notes[i]);
+		pr_line(p, "note: %s", c->notes[i]);
 	if (c->verdict != SL_V_INSUFFICIENT) {
-		print_flagged(c, j);
-		print_rest(c, all);
+		print_flagged(p, c, j);
+		print_rest(p, c, all);
 	}
-	printf("\nverdict: %s: %s", sl_verdict_name(c->verdict), c->summary);
 	if (c->id >= 0)
-		printf(" [comparison %" PRId64 "]", c->id);
-	printf("\n");
+		snprintf(id, sizeof(id), " [comparison %" PRId64 "]", c->id);
+	pr_line(p, "%s", "");
+	pr_line(p, "verdict: %s: %s%s", sl_verdict_name(c->verdict), c->summary, id);
 }
 
 /* Prints c as asked, frees it and returns diff's exit status for it. */
@@ -187,22 +202,20 @@ static int report(struct sl_comparison *c, enum pr_format format, bool all, bool
 		  bool inconclusive_ok)
 {
 	json_t *j = sl_comparison_to_json(c);
+	struct pr *p = pr_open(format, PR_INDENT, stdout);
 	int status;
 
-	if (!j && format != PR_TEXT) {
+	if (!p || !j) {
 		cli_error("out of memory");
 	} else if (format == PR_JSON) {
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-		printf("\n");
+		pr_object(p, json_incref(j));
 	} else if (format == PR_CSV) {
-		struct pr *p = pr_open(PR_CSV, 0, stdout);
-
-		if (p)
-			print_findings(p, json_object_get(j, "findings"), false);
-		pr_close(p);
+		print_findings(p, json_object_get(j, "findings"), false);
 	} else {
-		print_table(c, j, all, fleet);
+		print_table(p, c, j, all, fleet);
 	}
+	if (p && pr_close(p) < 0)
+		cli_error("cannot write the comparison to stdout");
 	json_decref(j);
 	status = c->verdict == SL_V_INSUFFICIENT    ? EXIT_USAGE :
 		 c->regressions			    ? EXIT_FAIL :

@@ -99,18 +99,15 @@ int cmd_findings(int argc, char **argv)
 			status = cli_error("%s", sl_errmsg(err));
 			goto out;
 		}
-		/* the comparison's own JSON shape, the one diff --json prints */
-		if (q.format == PR_JSON) {
-			json_dumpf(c, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-			printf("\n");
-			goto out;
-		}
 	}
-	if (!(p = pr_open(q.format, 0, stdout))) {
+	if (!(p = pr_open(q.format, PR_INDENT, stdout))) {
 		status = cli_error("out of memory");
 		goto out;
 	}
-	if (id)
+	/* JSON of one: the comparison's own shape, the one diff --json prints */
+	if (id && q.format == PR_JSON)
+		pr_object(p, json_incref(c));
+	else if (id)
 		one(p, c, q.all);
 	else if ((err = list(p, store, (int)q.n)))
 		status = cli_error("%s", sl_errmsg(err));

@@ -364,6 +364,7 @@ static int ab_loop(struct lab_ab *ab, json_t *looks)
 static int ab_report(const struct lab_ab *ab, json_t *looks)
 {
 	struct sl_comparison *c = NULL;
+	struct pr *p;
 	char id[32];
 	int err, status;
 
@@ -373,21 +374,21 @@ static int ab_report(const struct lab_ab *ab, json_t *looks)
 		 c->verdict == SL_V_INCONCLUSIVE ? EXIT_INCONCLUSIVE :
 		 c->verdict == SL_V_INSUFFICIENT ? EXIT_USAGE :
 						   EXIT_OK;
-	if (ab->json) {
-		json_t *o = json_pack("{s:o, s:o}", "looks", json_incref(looks), "comparison",
-				      sl_comparison_to_json(c));
-
-		json_dumpf(o, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(o);
-	} else {
+	p = pr_open(ab->json ? PR_JSON : PR_TEXT, PR_INDENT, stdout);
+	if (!p) {
+		sl_comparison_free(c);
+		return cli_error("out of memory");
+	}
+	pr_object(p,
+		  json_pack("{s:O, s:o}", "looks", looks, "comparison", sl_comparison_to_json(c)));
+	pr_line(p, "lab ab: %d looks; verdict %s (comparison %lld, schedlens findings %lld --all)",
+		(int)json_array_size(looks), sl_verdict_name(c->verdict), (long long)c->id,
+		(long long)c->id);
+	if (pr_close(p) < 0)
+		status = cli_error("cannot write the report to stdout");
+	if (!ab->json) {
 		char *argv[] = { "findings", "--db", (char *)ab->db, id, NULL };
 
-		printf("lab ab: %d looks; verdict %s (comparison %lld, schedlens findings %lld "
-		       "--all)\n",
-		       (int)json_array_size(looks), sl_verdict_name(c->verdict), (long long)c->id,
-		       (long long)c->id);
-		fflush(stdout);
 		snprintf(id, sizeof(id), "%lld", (long long)c->id);
 		cmd_findings(4, argv);
 	}

@@ -61,7 +61,9 @@ int pr_close(struct pr *p)
 	if (p->rows)
 		pr_table_end(p);
 	if (p->object) {
-		json_dumpf(p->object, p->out, JSON_COMPACT);
+		json_dumpf(p->object, p->out,
+			   p->flags & PR_INDENT ? JSON_INDENT(2) | JSON_REAL_PRECISION(10) :
+						  JSON_COMPACT);
 		fputc('\n', p->out);
 		json_decref(p->object);
 	} else if (p->doc) {

@@ -48,6 +48,7 @@ struct pr_col {
 
 /* document flags */
 #define PR_SECTIONS 0x1 /* several tables: CSV rows carry a section column */
+#define PR_INDENT 0x2 /* pr_object()'s JSON indented, not on one line */
 
 struct pr;
 
@@ -81,7 +82,8 @@ void pr_table_end(struct pr *p);
 
 /*
  * A command whose answer is one object rather than tables (record's and import's summary,
- * topology): JSON prints obj itself, compact on one line as scripts have always read it;
+ * topology, a comparison): JSON prints obj itself, compact on one line as scripts have
+ * always read it (indented with PR_INDENT);
  * CSV prints its keys as the header and its values as one row (nested values as JSON
  * text); text prints nothing, the command writes its lines for people with pr_line().
  * Steals obj; not mixed with tables in one document.
