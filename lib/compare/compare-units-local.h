@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A comparison's data as compare.c loads it (a group's windows per side, in units: a run
+ * or a segment of one) and the within-run moving-block bootstrap over it (compare-boot.c),
+ * private to lib/compare/.
+ */
+#ifndef SL_COMPARE_UNITS_LOCAL_H
+#define SL_COMPARE_UNITS_LOCAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+#include "stats.h"
+
+#define NC SL_WC_COUNT
+#define MAX_METRICS 64
+
+/* One bucket of a window's latency histogram, sparse. */
+struct hbin {
+	uint16_t bucket;
+	uint32_t count;
+};
+
+/* A run, or a segment of one: its windows of one group in time order. */
+struct unit {
+	int64_t run_id;
+	uint64_t seg;
+	size_t n, cap;
+	double *cols; /* n * NC */
+	size_t *hoff; /* window i's bins: bins[hoff[i] .. hoff[i + 1]) */
+	struct hbin *bins;
+	size_t nr_bins, cap_bins;
+};
+
+struct gside {
+	struct unit *u;
+	int nr;
+	size_t windows;
+};
+
+struct group {
+	char name[SL_GROUP_LEN];
+	struct gside side[2];
+};
+
+/* Prefix sums of one unit: columns, and latency counts in the group's compact buckets. */
+struct prefix {
+	size_t n;
+	double *c; /* (n + 1) * NC */
+	double *h; /* (n + 1) * nb */
+	size_t len; /* block length */
+};
+
+/*
+ * Quantiles are found in two steps so a resample does not add up every histogram bucket
+ * for every block: the prefix rows carry, after the NC columns, the counts of "super
+ * bins" of SUPER compact buckets each; a quantile first finds its super bin from those
+ * sums, then adds up only that super bin's buckets over the resample's blocks.
+ */
+#define SUPER 16
+
+struct blk {
+	const struct prefix *u;
+	size_t s, len;
+};
+
+struct boot_ctx {
+	const struct sl_compare_opts *o;
+	const int *map; /* histogram bucket -> compact index, -1 if never used */
+	const uint16_t *unmap; /* compact index -> bucket */
+	int nb;
+	int nsb; /* super bins */
+	int width; /* NC + nsb: a prefix row */
+};
+
+/* Maps the histogram buckets either side of g uses to compact indices for the bootstrap. */
+void cmp_ctx_init(const struct sl_compare_opts *o, const struct group *g, int *map, uint16_t *unmap,
+		  struct boot_ctx *bc);
+/*
+ * Observed metric values of one side into obs[m], and B resamples into boot[m * B + i]
+ * (B 0: observed values only). sums_out gets the observed column sums (for the
+ * minimum-denominator checks).
+ */
+int cmp_side_boot(const struct boot_ctx *b, const struct gside *gs, struct sl_rng *rng, int B,
+		  double *obs, double *boot, double *sums_out);
+/*
+ * Every unit of gs on its own: its metric values y[i * MAX_METRICS + m] and the moving-block
+ * bootstrap variance of each, w[...] (NAN when undefined): the within-run variance.
+ */
+int cmp_unit_stats(const struct boot_ctx *bc, const struct gside *gs, struct sl_rng *rng, double *y,
+		   double *w);
+
+#endif
