@@ -597,6 +597,116 @@ static int runs_for(double sigma2, double h, double z, int now)
 }
 
 /*
+ * f's moderated variance of one run's value (shrunk toward its group's history, else the
+ * empirical-Bayes prior), then its t test and interval; f->s2 becomes that variance.
+ */
+static void moderate(const struct sl_compare_opts *o, const struct sl_comparison *c,
+		     struct features *fs, struct sl_finding *f)
+{
+	const struct hgroup *hg = find_hgroup(fs, f->grp, false);
+	size_t m = (size_t)(f->metric - sl_metrics);
+	double sigma2, se, q, d0 = c->prior_d0, r;
+
+	if (hg && hg->df[m] > 0) {
+		/* this group's own history: replicates of other kernels */
+		double dh = hg->df[m], sh = hg->ss[m] / dh;
+
+		sigma2 = (dh * sh + (f->d > 0 ? f->d * f->s2 : 0)) / (dh + f->d);
+		/* a few history runs of a rare event are mostly zeros, and their
+		 * variance says nothing: the windows' does (docs/statistics.md) */
+		if (f->v > sigma2)
+			sigma2 = f->v;
+		f->df = dh + f->d;
+	} else if (f->v > 0) {
+		if (d0 > 0 || f->d > 0) {
+			if (isinf(d0))
+				r = c->prior_s02;
+			else if (d0 > 0)
+				r = (d0 * c->prior_s02 + (f->d > 0 ? f->d * f->s2 / f->v : 0)) /
+				    (d0 + f->d);
+			else
+				r = f->s2 / f->v;
+			/* no floor at v here: windows vary more than whole runs do when
+			 * a workload warms up the same way every run, and the prior keeps
+			 * r away from 0 (docs/statistics.md) */
+			sigma2 = r * f->v;
+			f->df = d0 + f->d;
+		} else {
+			sigma2 = o->single_run_factor * o->single_run_factor * f->v;
+			f->df = INFINITY;
+		}
+	} else {
+		sigma2 = f->d > 0 && f->s2 > 0 ? f->s2 : 0;
+		f->df = f->d > 0 ? f->d : INFINITY;
+	}
+	se = sqrt(sigma2 * (1.0 / f->n[0] + 1.0 / f->n[1]));
+	f->s2 = sigma2; /* from here on: the moderated variance of one run's value */
+	if (!(se > 0)) {
+		f->p = f->delta == 0 ? 1 : 0;
+		f->ci_lo = f->ci_hi = f->delta;
+	} else {
+		f->p = 2 * sl_stats_t_cdf(-fabs(f->delta) / se, f->df);
+		q = sl_stats_t_quantile(1 - (1 - o->ci_level) / 2, f->df);
+		f->ci_lo = f->delta - q * se;
+		f->ci_hi = f->delta + q * se;
+	}
+}
+
+/*
+ * f's outcome from its adjusted p (f->p_adj), its change and its interval against the
+ * margin: flagged, equivalent or inconclusive with the runs a side it likely needs. info:
+ * anything at all is known of run-to-run variance; fam_size: tests in f's family.
+ */
+static void judge(const struct sl_compare_opts *o, struct sl_comparison *c, bool info, int fam_size,
+		  struct sl_finding *f)
+{
+	const struct sl_metric *m = f->metric;
+	double floor = f->floor, half, need, z;
+	bool up = f->delta > 0;
+
+	f->margin = fmax(c->rel_threshold * fabs(f->base), floor);
+	f->severity = f->margin > 0 ? fabs(f->delta) / f->margin : NAN;
+	/* without any estimate of run-to-run variance nothing can be concluded: two
+	 * lab runs of one kernel can differ several-fold (README) */
+	if (info && f->p_adj < o->alpha && fabs(f->rel) >= c->rel_threshold &&
+	    fabs(f->delta) >= floor) {
+		if (m->polarity == SL_MPOL_NEUTRAL)
+			f->verdict = SL_V_CHANGE;
+		else if (up == (m->polarity == SL_MPOL_WORSE_UP))
+			f->verdict = SL_V_REGRESSION;
+		else
+			f->verdict = SL_V_IMPROVEMENT;
+	} else if (info && f->ci_lo > -f->margin && f->ci_hi < f->margin) {
+		f->verdict = SL_V_EQUIVALENT;
+	} else {
+		f->verdict = SL_V_INCONCLUSIVE;
+		/* resolved when the interval either clears the margin (at the family's
+		 * level) or fits inside it */
+		half = (f->ci_hi - f->ci_lo) / 2;
+		need = fabs(fabs(f->delta) - f->margin);
+		z = fabs(f->delta) < f->margin ?
+			    sl_stats_t_quantile(1 - (1 - o->ci_level) / 2, 1e9) :
+			    -sl_stats_t_quantile(o->alpha / 2 / (fam_size ? fam_size : 1), 1e9);
+		f->runs_needed =
+			half > 0 ? runs_for(f->s2, need, z, f->n[0] > f->n[1] ? f->n[0] : f->n[1]) :
+				   99;
+		/* nothing known of run-to-run variance: the first thing needed is a
+		 * second run a side to see it */
+		if (!info)
+			f->runs_needed = 2;
+		if (f->primary && f->runs_needed > c->runs_needed)
+			c->runs_needed = f->runs_needed;
+	}
+	c->regressions += f->verdict == SL_V_REGRESSION;
+	c->improvements += f->verdict == SL_V_IMPROVEMENT;
+	c->changes += f->verdict == SL_V_CHANGE;
+	c->equivalent += f->verdict == SL_V_EQUIVALENT;
+	c->inconclusive += f->verdict == SL_V_INCONCLUSIVE;
+	sl_metric_explain(m, f->grp, f->base, f->cand, f->ci_lo, f->ci_hi, o->ci_level,
+			  f->explanation, sizeof(f->explanation));
+}
+
+/*
  * The moderated t of every tested finding (variance ratio shrunk toward the prior), the
  * two families' adjustments (Holm for the primary, Benjamini-Hochberg for the secondary),
  * then the verdicts.
@@ -642,58 +752,11 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 			    c->prior_features, c->prior_s02, c->prior_d0);
 	for (size_t i = 0; i < c->nr_findings; i++) {
 		struct sl_finding *f = &c->findings[i];
-		double sigma2, se, q, d0 = c->prior_d0, r;
-
-		const struct hgroup *hg = find_hgroup(&fs, f->grp, false);
-		size_t m = (size_t)(f->metric - sl_metrics);
 
 		p[0][i] = p[1][i] = NAN;
 		if (f->verdict == SL_V_INSUFFICIENT)
 			continue;
-		if (hg && hg->df[m] > 0) {
-			/* this group's own history: replicates of other kernels */
-			double dh = hg->df[m], sh = hg->ss[m] / dh;
-
-			sigma2 = (dh * sh + (f->d > 0 ? f->d * f->s2 : 0)) / (dh + f->d);
-			/* a few history runs of a rare event are mostly zeros, and their
-			 * variance says nothing: the windows' does (docs/statistics.md) */
-			if (f->v > sigma2)
-				sigma2 = f->v;
-			f->df = dh + f->d;
-		} else if (f->v > 0) {
-			if (d0 > 0 || f->d > 0) {
-				if (isinf(d0))
-					r = c->prior_s02;
-				else if (d0 > 0)
-					r = (d0 * c->prior_s02 +
-					     (f->d > 0 ? f->d * f->s2 / f->v : 0)) /
-					    (d0 + f->d);
-				else
-					r = f->s2 / f->v;
-				/* no floor at v here: windows vary more than whole runs do when
-				 * a workload warms up the same way every run, and the prior keeps
-				 * r away from 0 (docs/statistics.md) */
-				sigma2 = r * f->v;
-				f->df = d0 + f->d;
-			} else {
-				sigma2 = o->single_run_factor * o->single_run_factor * f->v;
-				f->df = INFINITY;
-			}
-		} else {
-			sigma2 = f->d > 0 && f->s2 > 0 ? f->s2 : 0;
-			f->df = f->d > 0 ? f->d : INFINITY;
-		}
-		se = sqrt(sigma2 * (1.0 / f->n[0] + 1.0 / f->n[1]));
-		f->s2 = sigma2; /* from here on: the moderated variance of one run's value */
-		if (!(se > 0)) {
-			f->p = f->delta == 0 ? 1 : 0;
-			f->ci_lo = f->ci_hi = f->delta;
-		} else {
-			f->p = 2 * sl_stats_t_cdf(-fabs(f->delta) / se, f->df);
-			q = sl_stats_t_quantile(1 - (1 - o->ci_level) / 2, f->df);
-			f->ci_lo = f->delta - q * se;
-			f->ci_hi = f->delta + q * se;
-		}
+		moderate(o, c, &fs, f);
 		p[f->primary ? 0 : 1][i] = f->p;
 		fam[f->primary ? 0 : 1]++;
 	}
@@ -702,63 +765,17 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 		goto out;
 	for (size_t i = 0; i < c->nr_findings; i++) {
 		struct sl_finding *f = &c->findings[i];
-		const struct sl_metric *m = f->metric;
-		double floor = f->floor, half, need, z;
-		bool up = f->delta > 0;
 
 		if (f->verdict == SL_V_INSUFFICIENT) {
 			c->insufficient++;
 			snprintf(f->explanation, sizeof(f->explanation),
 				 "too few windows or events of %s for %s",
-				 strcmp(f->grp, SL_GROUP_ALL) ? f->grp : "all tasks", m->name);
+				 strcmp(f->grp, SL_GROUP_ALL) ? f->grp : "all tasks",
+				 f->metric->name);
 			continue;
 		}
 		f->p_adj = adj[f->primary ? 0 : 1][i];
-		f->margin = fmax(c->rel_threshold * fabs(f->base), floor);
-		f->severity = f->margin > 0 ? fabs(f->delta) / f->margin : NAN;
-		/* without any estimate of run-to-run variance nothing can be concluded: two
-		 * lab runs of one kernel can differ several-fold (README) */
-		if (info && f->p_adj < o->alpha && fabs(f->rel) >= c->rel_threshold &&
-		    fabs(f->delta) >= floor) {
-			if (m->polarity == SL_MPOL_NEUTRAL)
-				f->verdict = SL_V_CHANGE;
-			else if (up == (m->polarity == SL_MPOL_WORSE_UP))
-				f->verdict = SL_V_REGRESSION;
-			else
-				f->verdict = SL_V_IMPROVEMENT;
-		} else if (info && f->ci_lo > -f->margin && f->ci_hi < f->margin) {
-			f->verdict = SL_V_EQUIVALENT;
-		} else {
-			f->verdict = SL_V_INCONCLUSIVE;
-			/* resolved when the interval either clears the margin (at the family's
-			 * level) or fits inside it */
-			half = (f->ci_hi - f->ci_lo) / 2;
-			need = fabs(fabs(f->delta) - f->margin);
-			z = fabs(f->delta) < f->margin ?
-				    sl_stats_t_quantile(1 - (1 - o->ci_level) / 2, 1e9) :
-				    -sl_stats_t_quantile(o->alpha / 2 /
-								 (fam[f->primary ? 0 : 1] ?
-									  fam[f->primary ? 0 : 1] :
-									  1),
-							 1e9);
-			f->runs_needed = half > 0 ?
-						 runs_for(f->s2, need, z,
-							  f->n[0] > f->n[1] ? f->n[0] : f->n[1]) :
-						 99;
-			/* nothing known of run-to-run variance: the first thing needed is a
-			 * second run a side to see it */
-			if (!info)
-				f->runs_needed = 2;
-			if (f->primary && f->runs_needed > c->runs_needed)
-				c->runs_needed = f->runs_needed;
-		}
-		c->regressions += f->verdict == SL_V_REGRESSION;
-		c->improvements += f->verdict == SL_V_IMPROVEMENT;
-		c->changes += f->verdict == SL_V_CHANGE;
-		c->equivalent += f->verdict == SL_V_EQUIVALENT;
-		c->inconclusive += f->verdict == SL_V_INCONCLUSIVE;
-		sl_metric_explain(m, f->grp, f->base, f->cand, f->ci_lo, f->ci_hi, o->ci_level,
-				  f->explanation, sizeof(f->explanation));
+		judge(o, c, info, fam[f->primary ? 0 : 1], f);
 	}
 out:
 	for (int k = 0; k < 2; k++) {
