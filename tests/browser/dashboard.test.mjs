@@ -706,6 +706,24 @@ test('evidence of a placement finding: each side\'s worst missed-idle wakeups, b
     assert.equal(u.searchParams.get('group'), 'postgres');
   }
   const dd = page.locator('.findings-card .drilldown[data-metric="missed_idle_rate"]');
+  // baseline, candidate and difference heatmaps: one cell per CPU each, from /cpus of every run
+  const cpuCalls = apiCalls.filter((u) => /\/runs\/\d+\/cpus/.test(u)).map((u) => u.match(/runs\/(\d+)/)[1]).sort();
+  assert.deepEqual(cpuCalls, ['1', '2', '3', '4'], 'one /cpus call per run');
+  assert.deepEqual(await dd.locator('.drill-maps figure.drill-map').evaluateAll((fs) => fs.map((f) => f.dataset.map)),
+    ['baseline', 'candidate', 'difference']);
+  for (const m of ['baseline', 'candidate', 'difference'])
+    assert.equal(await dd.locator(`figure.drill-map[data-map="${m}"] .cpu-cell`).count(), NR_CPUS, `${m}: one cell per CPU`);
+  // missed-idle finding: the maps show each CPU's missed-idle share; the difference's cell
+  // is the candidate's minus the baseline's, in points
+  const lbl = (m, cpu) => dd.locator(`figure.drill-map[data-map="${m}"] .cpu-cell[data-cpu="${cpu}"]`).getAttribute('aria-label');
+  const b0 = await lbl('baseline', 0), c0 = await lbl('candidate', 0), d0 = await lbl('difference', 0);
+  assert.match(b0, /^CPU 0: missed-idle share \d+\.\d\d%$/);
+  const pv = (t) => Number(t.match(/([\d.]+)%$/)[1]);
+  const dv = Number(d0.match(/([+−]?)([\d.]+) pts$/).slice(1).join('').replace('−', '-').replace('+', ''));
+  assert.ok(Math.abs(pv(c0) - pv(b0) - dv) < 0.06, `difference ${d0} = ${c0} − ${b0}`);
+  // the comparison flags more missed idle in the candidate: the difference is positive overall
+  const diffs = await dd.locator('figure.drill-map[data-map="difference"] .cpu-cell').evaluateAll((gs) => gs.map((g) => g.getAttribute('aria-label')));
+  assert.ok(diffs.filter((t) => / \+[\d.]+ pts$/.test(t)).length > NR_CPUS / 2, 'most CPUs miss idle more in the candidate');
   for (const side of ['baseline', 'candidate']) {
     const t = dd.locator(`.drill-side[data-side="${side}"] table.drill.wakeups`);
     assert.equal(await t.count(), 1, side + ': a wakeup table');
@@ -764,6 +782,8 @@ test('evidence of a preemption or LHP finding: each side\'s costliest LHP events
   await drillReady();
   await page.screenshot({ path: `${OUT}/drill-lhp.png`, fullPage: true });
   assert.ok(apiCalls.some((u) => u.includes('/runs/1/lhp?')) && apiCalls.some((u) => u.includes('/runs/3/lhp?')), 'asks /lhp of both sides');
+  assert.ok(apiCalls.some((u) => u.includes('/runs/1/lhp-waiters?')) && apiCalls.some((u) => u.includes('/runs/3/lhp-waiters?')), 'and their waiters');
+  assert.equal(await page.locator('.drilldown .drill-maps').count(), 0, 'no heatmaps for an LHP finding');
   const dd = page.locator(`.findings-card > div > .drilldown[data-metric="${metric}"], details.unchanged > .drilldown[data-metric="${metric}"]`);
   assert.equal(await dd.getAttribute('data-kind'), 'lhp');
   for (const side of ['baseline', 'candidate']) {
@@ -775,6 +795,12 @@ test('evidence of a preemption or LHP finding: each side\'s costliest LHP events
     assert.ok(rows > 0 && rows <= 20, `${side}: 1..20 rows`);
     const waiters = await t.locator(`tbody tr td:nth-child(${heads.indexOf('Waiters') + 1})`).allTextContents();
     assert.ok(waiters.every((w) => Number(w) >= 1), side + ': every event has waiters');
+    // each event's direct waiters (/lhp-waiters): "comm pid +latency", no more than Waiters
+    const woke = await t.locator(`tbody tr td:nth-child(${heads.indexOf('Waiters it woke on running again') + 1})`).allTextContents();
+    assert.equal(woke.length, rows, side + ': a waiters cell per event');
+    assert.ok(woke.filter((w) => /^(\S+ \d+ \+[\d.]+ (µs|ms); )*\S+ \d+ \+[\d.]+ (µs|ms)$/.test(w)).length >= rows / 2,
+      `${side}: most events list their waiters: ${woke.slice(0, 3).join(' | ')}`);
+    woke.forEach((w, i) => assert.ok(w === '–' || w.split('; ').length <= Number(waiters[i]), `${side}: ${w} within ${waiters[i]} waiters`));
     assert.ok(await dd.locator(`.drill-side[data-side="${side}"] a[href^="#/lhp?run="]`).count() >= 1, side + ': links to the LHP view');
     const json = await exportRows(dd.locator(`.drill-side[data-side="${side}"] button.export-json`));
     assert.equal(JSON.parse(json.text).length, rows, side + ': JSON rows');
