@@ -17,28 +17,6 @@
   // merely the slowest (which may have found every CPU busy)
   SL.drillOrder = (metric) => (/^missed_(idle|smt)/.test(metric) ? 'missed' : 'latency');
 
-  // --- export: the rows as shown, as a file the browser saves ---------------------------
-  function download(name, type, text) {
-    const url = URL.createObjectURL(new Blob([text], { type }));
-    const a = h('a', { href: url, download: name });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    // the click has handed the Blob to the download; free it after this task
-    setTimeout(() => URL.revokeObjectURL(url), 0);
-  }
-  const csvCell = (v) => {
-    const t = v === null || v === undefined ? '' : String(v);
-    return /[",\n\r]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
-  };
-  SL.toCSV = (cols, rows) => [cols.map(csvCell).join(',')]
-    .concat(rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))).join('\r\n') + '\r\n';
-  function exportButtons(name, cols, rows) {
-    return h('span', { class: 'exports' },
-      h('button', { type: 'button', class: 'secondary export-csv', onclick: () => download(name + '.csv', 'text/csv', SL.toCSV(cols, rows)) }, 'CSV'), ' ',
-      h('button', { type: 'button', class: 'secondary export-json', onclick: () => download(name + '.json', 'application/json', JSON.stringify(rows, null, 1)) }, 'JSON'));
-  }
-
   // The trace slice of a run's range (trace-clock ns) as ftrace text. A plain link for the
   // browser to save; when the daemon wants a token (never put in a URL) the click fetches
   // it with the header and saves the answer instead.
@@ -50,7 +28,7 @@
       if (!t) return;
       e.preventDefault();
       const res = await fetch(url, { headers: { Authorization: 'Bearer ' + t } });
-      if (res.ok) download(name, 'text/plain', await res.text());
+      if (res.ok) SL.download(name, 'text/plain', await res.text());
     }, title: 'ftrace text for trace-cmd, KernelShark or Perfetto; at most 200,000 lines (narrow the range past that)' },
     `trace slice of #${run.id} (ftrace text)`);
   }
@@ -58,7 +36,7 @@
   // a table of rows under its export buttons; cols: [[key, heading, format]]
   function table(cls, name, cols, rows) {
     return h('div', { class: 'drill-table' },
-      h('p', { class: 'drill-tools' }, `${rows.length} row${rows.length === 1 ? '' : 's'} `, exportButtons(name, cols.map((c) => c[0]), rows)),
+      h('p', { class: 'drill-tools' }, `${rows.length} row${rows.length === 1 ? '' : 's'} `, SL.exportButtons(name, () => ({ cols: cols.map((c) => c[0]), rows }))),
       SL.scroll(h('table', { class: 'drill ' + cls },
         h('thead', {}, h('tr', {}, cols.map((c) => h('th', { scope: 'col' }, c[1])))),
         h('tbody', {}, rows.map((r) => h('tr', {}, cols.map(([k, , f]) => h('td', { class: typeof r[k] === 'number' ? 'num' : '' }, f ? f(r[k], r) : r[k] === null ? '–' : String(r[k]))))))), name));

@@ -675,6 +675,82 @@ test('token mode: the range views at 800 px, every call with the token, no overf
   await ctx.close();
 });
 
+// --- exports (web/export.js): every chart SVG and PNG, every table CSV and JSON ----------
+
+// press a (focused) export button and read the saved file as bytes
+async function saved(btn) {
+  await btn.focus();
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+  const { readFileSync } = await import('node:fs');
+  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+}
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+test('exports: every chart has SVG and PNG, every table CSV and JSON, on every view; the files are what they say', async () => {
+  const views = [['overview', '#/overview'], ['runs', '#/runs'], ['compare', `#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`],
+    ['topology', '#/topology?run=1'], ['lhp', '#/lhp?run=3']];
+  let charts = 0, tables = 0;
+  for (const [name, hash] of views) {
+    await open(hash, `export-${name}`);
+    const c = await page.evaluate(() => ({
+      charts: document.querySelectorAll('main figure.fig svg.chart').length + document.querySelectorAll('main .heatmap').length,
+      svg: document.querySelectorAll('main .export-svg').length, png: document.querySelectorAll('main .export-png').length,
+      tables: document.querySelectorAll('main table').length, csv: document.querySelectorAll('main .export-csv').length,
+      json: document.querySelectorAll('main .export-json').length }));
+    assert.deepEqual([c.svg, c.png], [c.charts, c.charts], `${name}: SVG and PNG for each of ${c.charts} charts`);
+    assert.deepEqual([c.csv, c.json], [c.tables, c.tables], `${name}: CSV and JSON for each of ${c.tables} tables`);
+    charts += c.charts;
+    tables += c.tables;
+    if (name === 'compare' || name === 'topology') {
+      // the first chart's SVG: a standalone document (XML declaration, svg root in the SVG
+      // namespace, its size), styles inlined; its PNG: the signature and the same aspect
+      // Topology: the heatmap (its packages in one file)
+      const at = name === 'topology' ? 'main .heatmap-exports' : 'main';
+      const svg = await saved(page.locator(`${at} .export-svg`).first());
+      assert.match(svg.name, new RegExp(`^${name}-.*\\.svg$`));
+      const text = svg.bytes.toString('utf8');
+      assert.match(text, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, 'an SVG root');
+      assert.match(text.trim(), /<\/svg>$/);
+      const root = await page.evaluate((t) => {
+        const d = new DOMParser().parseFromString(t, 'image/svg+xml');
+        return { root: d.documentElement.localName, ns: d.documentElement.namespaceURI, error: d.querySelector('parsererror') !== null,
+          w: Number(d.documentElement.getAttribute('width')), h: Number(d.documentElement.getAttribute('height')), classes: d.querySelectorAll('[class]').length };
+      }, text);
+      assert.deepEqual([root.root, root.ns, root.error, root.classes], ['svg', 'http://www.w3.org/2000/svg', false, 0], `${name}: a valid SVG, styles inlined`);
+      assert.ok(root.w > 100 && root.h > 50, `${name}: SVG size ${root.w}x${root.h}`);
+      const png = await saved(page.locator(`${at} .export-png`).first());
+      assert.match(png.name, /\.png$/);
+      assert.deepEqual(png.bytes.subarray(0, 8), PNG_SIGNATURE, `${name}: PNG signature`);
+      // kept beside the screenshots, to look at
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(`${OUT}/exported-${name}-chart.svg`, svg.bytes);
+      writeFileSync(`${OUT}/exported-${name}-chart.png`, png.bytes);
+      // IHDR: width and height at twice the SVG's size
+      assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [2 * root.w, 2 * root.h], `${name}: PNG size`);
+      if (name === 'topology')
+        assert.equal((text.match(/<g [^>]*data-cpu=/g) || []).length, NR_CPUS, 'the heatmap SVG has every CPU');
+    }
+    // the first table on screen (not in a closed toggle); its buttons come first before it
+    const ti = await page.evaluate(() => [...document.querySelectorAll('main table')].findIndex((t) => t.checkVisibility()));
+    if (ti >= 0) {
+      // its CSV: its headings, then one line per row as shown
+      const t = page.locator('main table').nth(ti);
+      const heads = await t.locator(':scope > thead th').allTextContents();
+      const rows = await t.locator(':scope > tbody > tr').count();
+      const csv = await saved(page.locator('main .export-csv').nth(ti));
+      assert.match(csv.name, new RegExp(`^${name}-.*\\.csv$`));
+      const lines = csv.bytes.toString('utf8').trim().split(/\r\n/);
+      if (heads.length) assert.equal(lines[0], heads.map((x) => x.trim()).join(','), `${name}: CSV header`);
+      assert.equal(lines.length, rows + 1, `${name}: CSV header and ${rows} rows`);
+      const json = JSON.parse((await saved(page.locator('main .export-json').nth(ti))).bytes.toString('utf8'));
+      assert.equal(json.length, rows, `${name}: JSON rows`);
+    }
+  }
+  console.log(`# exports: ${charts} charts, ${tables} tables over the five views`);
+  assert.ok(charts >= 7 && tables >= 8, `${charts} charts, ${tables} tables`);
+  assert.deepEqual(problems, []);
+});
+
 // --- drill-down: a finding's evidence (web/drilldown.js) --------------------------------
 
 // wait for every drill-down section to finish loading
