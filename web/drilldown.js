@@ -152,7 +152,8 @@
   }
   async function placementMaps(f, ctx, signal) {
     const missed = SL.drillOrder(f.metric) === 'missed';
-    const [b, c] = await Promise.all(SIDES.map((side) => sideCpus(ctx.runs[side], ctx.range, signal)));
+    const runs = await ctx.runs;
+    const [b, c] = await Promise.all(SIDES.map((side) => sideCpus(runs[side], ctx.range, signal)));
     if (!b.cpus.length || !c.cpus.length) return SL.empty('The topology of a side\'s host is unknown: no heatmap');
     const share = (side) => (cpu) => (side.total ? (100 * cpu.wakeups) / side.total : null);
     const value = missed ? (cpu) => SL.missedPct(cpu) : null;
@@ -180,7 +181,9 @@
       SL.heatmap(cpus, m)))];
   }
 
-  // The evidence of finding f: ctx = {runs: {baseline, candidate} (run objects), range}
+  // The evidence of finding f: ctx = {runs: {baseline, candidate} (run objects, or a
+  // promise of them: Overview asks for its comparison's runs only when evidence is opened),
+  // range}
   SL.drilldown = function drilldown(f, ctx, signal) {
     const kind = SL.drillKind(f.metric), order = SL.drillOrder(f.metric);
     const what = kind === 'lhp' ? 'costliest lock-holder preemptions with their waiters (those the holder woke within 5 ms of running again; waiters released down a convoy count in Waiters but are not listed)'
@@ -197,8 +200,10 @@
     for (const side of SIDES) {
       const body = h('div');
       box.appendChild(h('section', { class: 'drill-side', 'data-side': side }, h('h3', {}, side), body));
-      SL.section(body, `${side} events`, () => (kind === 'lhp' ? lhpSide(side, ctx.runs[side], ctx.range, signal)
-        : wakeupSide(side, ctx.runs[side], f.group, order, ctx.range, signal)));
+      SL.section(body, `${side} events`, async () => {
+        const runs = (await ctx.runs)[side];
+        return kind === 'lhp' ? lhpSide(side, runs, ctx.range, signal) : wakeupSide(side, runs, f.group, order, ctx.range, signal);
+      });
     }
     return box;
   };

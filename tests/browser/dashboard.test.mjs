@@ -194,12 +194,13 @@ test('overview leads with the newest comparison that flagged something and says 
   assert.equal(await lead.getAttribute('data-comparison'), '1');
   const hl = lead.locator('section.headline');
   assert.equal(await hl.getAttribute('data-verdict'), 'regression');
+  // (each ends with its evidence control, as in Compare)
   assert.deepEqual((await hl.locator('ol.headline-findings > li').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), [
-    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts)',
-    'regression lhp cost of all tasks 1.24 ms/s → 4.04 ms/s (+226.2%)',
-    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%)',
-    'regression missed idle rate of all tasks 24.9% → 37.3% (+49.5%, +12.3 pts)',
-    'regression missed idle rate of pgbench 33.8% → 46.4% (+37.6%, +12.7 pts)',
+    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts) evidence',
+    'regression lhp cost of all tasks 1.24 ms/s → 4.04 ms/s (+226.2%) evidence',
+    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%) evidence',
+    'regression missed idle rate of all tasks 24.9% → 37.3% (+49.5%, +12.3 pts) evidence',
+    'regression missed idle rate of pgbench 33.8% → 46.4% (+37.6%, +12.7 pts) evidence',
   ]);
   assert.equal(await text(hl.locator('p.diagnosis')),
     "Diagnosis for postgres: policy fingerprint: llc-scan 100% → 67%, buddy 77% → 100%, affine 12% → 19%; LHP cost 3.3× the baseline's (1.24 ms/s → 4.04 ms/s)");
@@ -881,6 +882,32 @@ test('evidence of a preemption or LHP finding: each side\'s costliest LHP events
     const json = await exportRows(dd.locator(`.drill-side[data-side="${side}"] button.export-json`));
     assert.equal(JSON.parse(json.text).length, rows, side + ': JSON rows');
   }
+  assert.deepEqual(problems, []);
+});
+
+test('overview: the headline\'s findings have the same evidence control, opened on the comparison\'s runs', async () => {
+  apiCalls.length = 0;
+  await open('#/overview', 'overview-evidence-start');
+  assert.ok(!apiCalls.some((u) => /\/runs\/\d+(\?|$)/.test(u)), 'no run is asked for before evidence is opened');
+  const li = page.locator('.comparison.lead .headline-finding').filter({ has: page.locator('button.evidence') });
+  assert.ok(await li.count() >= 3, 'the headline\'s findings have the control');
+  // the first (missed idle rate of postgres, a placement finding): both sides' maps and wakeups
+  const btn = li.first().locator('button.evidence');
+  await btn.focus();
+  await page.keyboard.press('Enter');
+  await drillReady();
+  await page.screenshot({ path: `${OUT}/overview-evidence.png`, fullPage: true });
+  const dd = li.first().locator('.drilldown');
+  assert.equal(await dd.getAttribute('data-metric'), 'missed_idle_rate');
+  // comparison 1 is "kernel=3.5.0-demo runs=1,2" vs "kernel=3.6.0-demo runs=3,4"
+  for (const [side, ids] of [['baseline', ['1', '2']], ['candidate', ['3', '4']]]) {
+    const cells = await dd.locator(`.drill-side[data-side="${side}"] table.drill.wakeups tbody tr td:first-child`).allTextContents();
+    assert.ok(cells.length > 0 && cells.every((c) => ids.includes(c.slice(1))), `${side}: rows of runs ${ids}: ${cells.slice(0, 4)}`);
+  }
+  for (const m of ['baseline', 'candidate', 'difference'])
+    assert.equal(await dd.locator(`figure.drill-map[data-map="${m}"] .cpu-cell`).count(), NR_CPUS, `${m} heatmap`);
+  // the table of all flagged findings has it too
+  assert.ok(await page.locator('.comparison.lead details.flagged-all tr.finding button.evidence').count() >= 3);
   assert.deepEqual(problems, []);
 });
 
