@@ -126,8 +126,9 @@
     cols = cols.map((c) => { const n = (seen.get(c) || 0) + 1; seen.set(c, n); return n > 1 ? `${c} ${n}` : c; });
     return { cols, rows: trs.map((tr) => Object.fromEntries([...tr.children].map((td, i) => [cols[i], cellText(td)]))) };
   }
-  const tableName = (t) => slug(viewName() + ' ' + (t.closest('[aria-label]')?.getAttribute('aria-label') ||
-    t.closest('.card')?.querySelector('h2')?.textContent || t.className || 'table'));
+  // what a table is ("findings", "totals per group"): its scroller's label or its card's title
+  const tableWhat = (t) => t.closest('[aria-label]')?.getAttribute('aria-label') ||
+    t.closest('.card')?.querySelector('h2')?.textContent || t.className || 'table';
 
   // Give every chart and table under root its buttons (once)
   function decorate(root) {
@@ -148,9 +149,9 @@
       // the drill-down's tables have their own (raw values), nested tables none
       if (t.dataset.exports || t.closest('.drill-table')) continue;
       t.dataset.exports = '1';
-      const name = tableName(t);
+      const what = tableWhat(t), name = slug(viewName() + ' ' + what);
       // the buttons read the table when pressed: it may have changed since
-      const tools = h('p', { class: 'table-exports' }, SL.exportButtons(name, () => tableRows(t), `the ${name.replace(/-/g, ' ')} table`));
+      const tools = h('p', { class: 'table-exports' }, SL.exportButtons(name, () => tableRows(t), `the ${what} table`));
       (t.parentElement.classList.contains('table-scroll') ? t.parentElement : t).before(tools);
     }
   }

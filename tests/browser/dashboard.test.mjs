@@ -938,9 +938,10 @@ test('evidence with a range: the range\'s events and a trace slice (200, text/pl
   assert.ok(times.length > 100, `events in the slice (${times.length})`);
   // ftrace prints µs-or-finer seconds: compare in ns, rounded
   assert.ok(times.every((t) => Math.round(t * 1e9) >= from && Math.round(t * 1e9) < to), 'every event inside the range');
-  // the link is a tab stop, and Enter on it saves the slice
+  // the link is a tab stop, and Enter on it saves the slice (the daemon reads the slice
+  // from unindexed per-event tables: 17 s here on a loaded host, so wait longer than 30 s)
   await link.focus();
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 120000 }), page.keyboard.press('Enter')]);
   assert.match(dl.suggestedFilename(), /^schedlens-run1-\d+-\d+\.txt$/);
   assert.deepEqual(problems, []);
 });
