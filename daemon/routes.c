@@ -453,6 +453,24 @@ static void get_lhp(struct sd_daemon *d, const struct sl_http_req *req, struct s
 	reply_json(resp, err, j);
 }
 
+/* The direct waiters of the costliest LHP events (api-events.h), for their evidence. */
+static void get_lhp_waiters(struct sd_daemon *d, const struct sl_http_req *req,
+			    struct sl_http_resp *resp, int64_t id)
+{
+	static const char *const pargs[] = { "limit", "from", "to", NULL };
+	struct sl_api_span span = { 0 };
+	struct sl_store *store;
+	uint64_t limit = 20;
+	json_t *j = NULL;
+	int err;
+
+	if (!only_args(req, resp, pargs) || !arg_u64(req, resp, "limit", 1, 100, &limit) ||
+	    !span_args(req, resp, &span) || !(store = thread_store(d, resp)))
+		return;
+	err = sl_api_lhp_waiters(store, id, (int)limit, &span, &j);
+	reply_json(resp, err, j);
+}
+
 /* The wakeups behind a finding: group, time range, worst first (api-events.h). */
 static void get_wakeups(struct sd_daemon *d, const struct sl_http_req *req,
 			struct sl_http_resp *resp, int64_t id)
@@ -534,6 +552,7 @@ static const struct {
 	{ "/cpus", get_cpus },
 	{ "/latency", get_latency },
 	{ "/lhp", get_lhp },
+	{ "/lhp-waiters", get_lhp_waiters },
 	{ "/wakeups", get_wakeups },
 	{ "/trace", get_trace },
 };

@@ -101,5 +101,5 @@
   });
 
   window.addEventListener('hashchange', route);
-  window.addEventListener('DOMContentLoaded', () => { host(); route(); });
+  window.addEventListener('DOMContentLoaded', () => { SL.watchExports(document.getElementById('main')); host(); route(); });
 })(window.SL);

@@ -247,13 +247,16 @@
   };
 
   // Sequential colour-blind-safe scale (viridis stops), t in [0, 1]
-  const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];
-  SL.viridis = function viridis(t) {
+  const ramp = (stops) => function (t) {
     if (t === null || t === undefined || Number.isNaN(t)) return '#d9d9d9';
     t = Math.min(1, Math.max(0, t));
-    const p = t * (VIRIDIS.length - 1), i = Math.min(Math.floor(p), VIRIDIS.length - 2), f = p - i;
-    const a = VIRIDIS[i], b = VIRIDIS[i + 1];
+    const p = t * (stops.length - 1), i = Math.min(Math.floor(p), stops.length - 2), f = p - i;
+    const a = stops[i], b = stops[i + 1];
     const c = [1, 3, 5].map((o) => Math.round(parseInt(a.substr(o, 2), 16) * (1 - f) + parseInt(b.substr(o, 2), 16) * f));
     return `rgb(${c.join(',')})`;
   };
+  SL.viridis = ramp(['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725']);
+  // Diverging scale for a difference, t = 0.5 at 0: the baseline's blue below (less in the
+  // candidate), white at no change, the candidate's orange above (more)
+  SL.diverging = ramp(['#0072B2', '#8fc1e3', '#ffffff', '#f2b27f', '#D55E00']);
 })(window.SL);

@@ -17,28 +17,6 @@
   // merely the slowest (which may have found every CPU busy)
   SL.drillOrder = (metric) => (/^missed_(idle|smt)/.test(metric) ? 'missed' : 'latency');
 
-  // --- export: the rows as shown, as a file the browser saves ---------------------------
-  function download(name, type, text) {
-    const url = URL.createObjectURL(new Blob([text], { type }));
-    const a = h('a', { href: url, download: name });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    // the click has handed the Blob to the download; free it after this task
-    setTimeout(() => URL.revokeObjectURL(url), 0);
-  }
-  const csvCell = (v) => {
-    const t = v === null || v === undefined ? '' : String(v);
-    return /[",\n\r]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
-  };
-  SL.toCSV = (cols, rows) => [cols.map(csvCell).join(',')]
-    .concat(rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))).join('\r\n') + '\r\n';
-  function exportButtons(name, cols, rows) {
-    return h('span', { class: 'exports' },
-      h('button', { type: 'button', class: 'secondary export-csv', onclick: () => download(name + '.csv', 'text/csv', SL.toCSV(cols, rows)) }, 'CSV'), ' ',
-      h('button', { type: 'button', class: 'secondary export-json', onclick: () => download(name + '.json', 'application/json', JSON.stringify(rows, null, 1)) }, 'JSON'));
-  }
-
   // The trace slice of a run's range (trace-clock ns) as ftrace text. A plain link for the
   // browser to save; when the daemon wants a token (never put in a URL) the click fetches
   // it with the header and saves the answer instead.
@@ -50,7 +28,7 @@
       if (!t) return;
       e.preventDefault();
       const res = await fetch(url, { headers: { Authorization: 'Bearer ' + t } });
-      if (res.ok) download(name, 'text/plain', await res.text());
+      if (res.ok) SL.download(name, 'text/plain', await res.text());
     }, title: 'ftrace text for trace-cmd, KernelShark or Perfetto; at most 200,000 lines (narrow the range past that)' },
     `trace slice of #${run.id} (ftrace text)`);
   }
@@ -58,7 +36,7 @@
   // a table of rows under its export buttons; cols: [[key, heading, format]]
   function table(cls, name, cols, rows) {
     return h('div', { class: 'drill-table' },
-      h('p', { class: 'drill-tools' }, `${rows.length} row${rows.length === 1 ? '' : 's'} `, exportButtons(name, cols.map((c) => c[0]), rows)),
+      h('p', { class: 'drill-tools' }, `${rows.length} row${rows.length === 1 ? '' : 's'} `, SL.exportButtons(name, () => ({ cols: cols.map((c) => c[0]), rows }))),
       SL.scroll(h('table', { class: 'drill ' + cls },
         h('thead', {}, h('tr', {}, cols.map((c) => h('th', { scope: 'col' }, c[1])))),
         h('tbody', {}, rows.map((r) => h('tr', {}, cols.map(([k, , f]) => h('td', { class: typeof r[k] === 'number' ? 'num' : '' }, f ? f(r[k], r) : r[k] === null ? '–' : String(r[k]))))))), name));
@@ -104,21 +82,33 @@
     const got = await Promise.all(runs.map(async (r) => {
       const origin = await SL.runOrigin(r, signal);
       const q = SL.rangeQuery(range, origin);
-      const d = await SL.api(`runs/${r.id}/lhp`, { limit: LIMIT, ...q }, signal);
+      const [d, w] = await Promise.all([SL.api(`runs/${r.id}/lhp`, { limit: LIMIT, ...q }, signal),
+        SL.api(`runs/${r.id}/lhp-waiters`, { limit: LIMIT, ...q }, signal)]);
       const none = !(d.largest || []).length &&
         (await SL.api(`runs/${r.id}/wakeups`, { limit: 1, ...q }, signal)).per_event === false;
-      return { run: r, origin, d, none };
+      // the waiters each event's holder woke on running again, by event
+      const by = new Map();
+      for (const x of w.waiters || []) {
+        const k = x.event_ts_ns + ':' + x.victim_pid;
+        if (!by.has(k)) by.set(k, []);
+        by.get(k).push(x);
+      }
+      return { run: r, origin, d, none, by };
     }));
     const kept = got.filter((g) => !g.none);
     const rows = kept.flatMap((g) => (g.d.largest || []).map((e) => ({
       run: g.run.id, t_s: +((e.ts_ns - g.origin) / 1e9).toFixed(6), ts_ns: e.ts_ns, cpu: e.cpu,
       victim_pid: e.victim_pid, victim_comm: e.victim_comm, preemptor_pid: e.preemptor_pid, preemptor_comm: e.preemptor_comm,
-      cause: e.cause, off_ns: e.off_ns, waiters: e.waiters, lhp_cost_ns: e.lhp_cost_ns })));
+      cause: e.cause, off_ns: e.off_ns, waiters: e.waiters, lhp_cost_ns: e.lhp_cost_ns,
+      // "comm pid +µs after the holder ran again", one per direct waiter
+      woken: (g.by.get(e.ts_ns + ':' + e.victim_pid) || []).map((x) =>
+        `${x.comm} ${x.pid} +${SL.usec(x.ts_ns - e.ts_ns - (e.off_ns || 0))}`).join('; ') })));
     rows.sort((a, b) => (b.lhp_cost_ns || 0) - (a.lhp_cost_ns || 0) || a.ts_ns - b.ts_ns);
     const shown = rows.slice(0, LIMIT);
     const cols = [['run', 'Run', (v) => '#' + v], ['t_s', 'Time in run', inRun], ['ts_ns', 'Trace time (ns)'], ['cpu', 'CPU'],
       ['victim_comm', 'Preempted holder', (v, r) => `${v} (${r.victim_pid})`], ['preemptor_comm', 'Preempted by', (v, r) => `${v} (${r.preemptor_pid})`],
-      ['cause', 'Cause'], ['off_ns', 'Off CPU', usecOrDash], ['waiters', 'Waiters'], ['lhp_cost_ns', 'Waiters\' lost time', usecOrDash]];
+      ['cause', 'Cause'], ['off_ns', 'Off CPU', usecOrDash], ['waiters', 'Waiters'], ['lhp_cost_ns', 'Waiters\' lost time', usecOrDash],
+      ['woken', 'Waiters it woke on running again', (v) => (v ? h('span', { class: 'waiters' }, v) : '–')]];
     return [
       got.filter((g) => g.none).map((g) => h('p', { class: 'no-events', 'data-run': g.run.id }, `#${g.run.id}: ${NO_ROWS}.`)),
       kept.length ? (shown.length ? table('lhp-events', `${side}-lhp-events`, cols, shown)
@@ -136,20 +126,84 @@
     }));
   }
 
-  // The evidence of finding f: ctx = {runs: {baseline, candidate} (run objects), range}
+  // Placement findings (not latency, preemption or LHP) also show where each side's wakeups
+  // landed: /cpus of every run of a side summed per CPU, as a share of the side's wakeups
+  // (runs of different lengths weigh by their wakeups) or, for missed-idle and missed-SMT,
+  // each CPU's missed-idle share of its known-state wakeups; and the candidate minus the
+  // baseline. Per-CPU counts are kept for all tasks, not per group: the caption says so.
+  SL.isPlacement = (metric) => SL.drillKind(metric) === 'wakeups' && !/^latency/.test(metric);
+  async function sideCpus(runs, range, signal) {
+    const got = await Promise.all(runs.map(async (r) => {
+      const origin = await SL.runOrigin(r, signal);
+      return SL.api(`runs/${r.id}/cpus`, SL.rangeQuery(range, origin), signal);
+    }));
+    const by = new Map();
+    let total = 0, minute = false;
+    for (const d of got) {
+      total += d.wakeups || 0;
+      minute = minute || d.resolution === 'minute';
+      for (const c of d.cpus || []) {
+        const a = by.get(c.cpu) || { ...c, wakeups: 0, busy: 0, idle: 0, missed_idle: 0 };
+        for (const k of ['wakeups', 'busy', 'idle', 'missed_idle']) a[k] += c[k] || 0;
+        by.set(c.cpu, a);
+      }
+    }
+    return { cpus: [...by.values()].sort((a, b) => a.cpu - b.cpu), total, minute };
+  }
+  async function placementMaps(f, ctx, signal) {
+    const missed = SL.drillOrder(f.metric) === 'missed';
+    const runs = await ctx.runs;
+    const [b, c] = await Promise.all(SIDES.map((side) => sideCpus(runs[side], ctx.range, signal)));
+    if (!b.cpus.length || !c.cpus.length) return SL.empty('The topology of a side\'s host is unknown: no heatmap');
+    const share = (side) => (cpu) => (side.total ? (100 * cpu.wakeups) / side.total : null);
+    const value = missed ? (cpu) => SL.missedPct(cpu) : null;
+    const label = missed ? 'missed-idle share' : 'share of the side\'s wakeups';
+    const info = (v) => (cpu) => `wakeups landed ${SL.num(cpu.wakeups)} · ${label} ${SL.pct(v(cpu), 2)}`;
+    const sideMetric = (side) => {
+      const v = value || share(side);
+      return { label, value: v, fmt: (x) => SL.pct(x, 2), info: info(v) };
+    };
+    // the difference on the CPUs both sides have (same shape: comparable runs)
+    const vb = value || share(b), vc = value || share(c);
+    const bBy = new Map(b.cpus.map((x) => [x.cpu, x]));
+    const diff = c.cpus.filter((x) => bBy.has(x.cpu)).map((x) => {
+      const y = bBy.get(x.cpu), p = vb(y), q = vc(x);
+      return { ...x, diff: p === null || q === null ? null : q - p, base: p, cand: q };
+    });
+    const diffMetric = { label: `difference in ${label} (candidate − baseline)`, diverging: true, value: (x) => x.diff,
+      fmt: (x) => SL.fmtDelta(x, '%'), info: (x) => `${label}: baseline ${SL.pct(x.base, 2)} → candidate ${SL.pct(x.cand, 2)} (${SL.fmtDelta(x.diff, '%')})` };
+    const maps = [['baseline', b.cpus, sideMetric(b)], ['candidate', c.cpus, sideMetric(c)], ['difference', diff, diffMetric]];
+    return [h('p', { class: 'muted' }, `Where each side's wakeups landed, all tasks (per-CPU counts are not kept per group)` +
+      (SL.hasRange(ctx.range) ? `, in ${SL.rangeText(ctx.range)}${b.minute || c.minute ? ' (counted by whole minutes)' : ''}` : '') +
+      `: ${label} per CPU, the runs of a side summed.`),
+    maps.map(([name, cpus, m]) => h('figure', { class: 'drill-map', 'data-map': name },
+      h('figcaption', {}, h('strong', {}, name), name === 'difference' ? '' : ` (${SL.num(name === 'baseline' ? b.total : c.total)} wakeups)`),
+      SL.heatmap(cpus, m)))];
+  }
+
+  // The evidence of finding f: ctx = {runs: {baseline, candidate} (run objects, or a
+  // promise of them: Overview asks for its comparison's runs only when evidence is opened),
+  // range}
   SL.drilldown = function drilldown(f, ctx, signal) {
     const kind = SL.drillKind(f.metric), order = SL.drillOrder(f.metric);
-    const what = kind === 'lhp' ? 'costliest lock-holder preemptions (with waiters)'
+    const what = kind === 'lhp' ? 'costliest lock-holder preemptions with their waiters (those the holder woke within 5 ms of running again; waiters released down a convoy count in Waiters but are not listed)'
       : order === 'missed' ? 'longest wakeups that passed an idle CPU or SMT sibling over' : 'longest wakeups';
     const box = h('div', { class: 'drilldown', 'data-kind': kind, 'data-metric': f.metric },
       h('p', { class: 'muted' }, `Evidence for ${f.metric.replace(/_/g, ' ')} of `, h('code', {}, f.group),
         `: each side's ${LIMIT} ${what}${kind === 'lhp' ? '' : ` of ${f.group}`}, ` +
         (SL.hasRange(ctx.range) ? `in ${SL.rangeText(ctx.range)} of each run` : 'over whole runs') + '.'));
+    if (SL.isPlacement(f.metric)) {
+      const maps = h('div');
+      box.appendChild(h('section', { class: 'drill-maps' }, h('h3', {}, 'CPUs: baseline, candidate, difference'), maps));
+      SL.section(maps, 'CPU heatmaps', () => placementMaps(f, ctx, signal));
+    }
     for (const side of SIDES) {
       const body = h('div');
       box.appendChild(h('section', { class: 'drill-side', 'data-side': side }, h('h3', {}, side), body));
-      SL.section(body, `${side} events`, () => (kind === 'lhp' ? lhpSide(side, ctx.runs[side], ctx.range, signal)
-        : wakeupSide(side, ctx.runs[side], f.group, order, ctx.range, signal)));
+      SL.section(body, `${side} events`, async () => {
+        const runs = (await ctx.runs)[side];
+        return kind === 'lhp' ? lhpSide(side, runs, ctx.range, signal) : wakeupSide(side, runs, f.group, order, ctx.range, signal);
+      });
     }
     return box;
   };

@@ -86,11 +86,12 @@
             ` (${SL.wall(newest.created_wall)}), flagged nothing (`, SL.verdictBadge(newest.verdict), '). ', open(newest),
             lead ? '' : ' No recent comparison flagged anything.'));
         if (lead) {
+          const ctx = evidenceContext(lead, signal);
           out.push(h('div', { class: 'comparison lead', 'data-comparison': lead.id },
-            SL.headline(lead.verdict, rowsOf(lead), M, { title: [sides(lead), h('span', { class: 'muted' }, ' · ' + SL.wall(lead.created_wall))] }),
+            SL.headline(lead.verdict, rowsOf(lead), M, { title: [sides(lead), h('span', { class: 'muted' }, ' · ' + SL.wall(lead.created_wall))], ctx }),
             lead.summary ? h('p', { class: 'muted' }, SL.fixUnits(lead.summary)) : null,
             h('details', { class: 'flagged-all' }, h('summary', {}, `All ${rowsOf(lead).filter(SL.isFlagged).length} flagged findings`),
-              SL.findingsTable(SL.rankFindings(rowsOf(lead)), M)),
+              SL.findingsTable(SL.rankFindings(rowsOf(lead)), M, ctx)),
             h('p', {}, open(lead))));
         }
         const others = comps.filter((c) => c !== lead && c !== newest);
@@ -102,6 +103,25 @@
       }),
     ]);
   };
+
+  // The evidence of a stored comparison's findings (SL.drilldown): the runs its sides name
+  // ("kernel=3.6 runs=3,4"), asked of the daemon when a finding's evidence is first opened,
+  // so the overview makes no call for them; over whole runs, as the comparison was
+  function evidenceContext(c, signal) {
+    let runs = null;
+    const ids = (desc) => ((/runs=([\d,]+)/.exec(desc || '') || [])[1] || '').split(',').filter(Boolean);
+    return {
+      range: { from: null, to: null },
+      get runs() {
+        if (!runs) {
+          runs = Promise.all(['baseline', 'candidate'].map((s) => Promise.all(ids(c[s]).map((id) => SL.api(`runs/${id}`, {}, signal)))))
+            .then(([baseline, candidate]) => ({ baseline, candidate }))
+            .catch((e) => { runs = null; throw e; });
+        }
+        return runs;
+      },
+    };
+  }
 
   // "kernel=6.1.0-31 runs=1,2" (a comparison's description) -> "kernel:6.1.0-31"
   function sideParam(desc) {

@@ -17,11 +17,16 @@
     missed: { label: 'missed-idle share', value: (c) => missedPct(c), fmt: (v) => SL.pct(v) },
   };
 
+  // metric: a METRICS key or {label, value(cpu), fmt(v), diverging}: a diverging metric (a
+  // difference) gets a scale symmetric about 0, blue below, orange above, white at 0
   function heatmap(cpus, metric) {
-    const m = METRICS[metric];
+    const m = typeof metric === 'string' ? METRICS[metric] : metric;
     const vals = cpus.map((c) => m.value(c)).filter((v) => v !== null && v !== undefined);
-    const lo = metric === 'wakeups' ? 0 : Math.min(...vals, 0), hi = Math.max(...vals, lo + 1e-9);
+    const top = Math.max(...vals.map(Math.abs), 1e-9);
+    const lo = m.diverging ? -top : metric === 'wakeups' ? 0 : Math.min(...vals, 0);
+    const hi = m.diverging ? top : Math.max(...vals, lo + 1e-9);
     const norm = (v) => (v === null || v === undefined ? null : (v - lo) / (hi - lo || 1));
+    const colour = m.diverging ? SL.diverging : SL.viridis;
     const cell = 26, pad = 3;
     const on = cpus.filter((c) => c.online !== false && c.online !== 0);
     const byPkg = new Map();
@@ -45,11 +50,11 @@
         for (const [, threads] of [...cores].sort((a, b) => a[0] - b[0])) {
           threads.sort((a, b) => a.cpu - b.cpu).forEach((c, row) => {
             const v = m.value(c);
-            const fill = SL.viridis(norm(v));
-            const dark = norm(v) !== null && norm(v) > 0.6;
-            const info = `CPU ${c.cpu} · package ${c.package} · LLC ${c.llc} · core ${c.core}` +
-              `<br>wakeups landed ${SL.num(c.wakeups)} · busy target ${SL.pct(SL.ratioPct(c.busy, c.wakeups))}` +
-              ` · missed idle ${SL.pct(missedPct(c))}`;
+            const fill = colour(norm(v));
+            const dark = norm(v) !== null && (m.diverging ? Math.abs(norm(v) - 0.5) > 0.35 : norm(v) > 0.6);
+            const info = `CPU ${c.cpu} · package ${c.package} · LLC ${c.llc} · core ${c.core}<br>` + (m.info ? m.info(c) :
+              `wakeups landed ${SL.num(c.wakeups)} · busy target ${SL.pct(SL.ratioPct(c.busy, c.wakeups))}` +
+              ` · missed idle ${SL.pct(missedPct(c))}`);
             const g = s('g', { class: 'cpu-cell', 'data-cpu': c.cpu, tabindex: 0, role: 'img',
               'aria-label': `CPU ${c.cpu}: ${m.label} ${m.fmt(v)}` },
             s('rect', { x, y: 18 + row * (cell + pad), width: cell, height: cell, rx: 3, fill }),
@@ -71,11 +76,12 @@
       wrap.appendChild(h('figure', { class: 'pkg-box' }, h('figcaption', {}, `Package ${pkg}`), svg));
     }
     const scale = h('div', { class: 'scale' }, h('span', {}, m.fmt(lo)),
-      h('span', { class: 'ramp', style: `background:linear-gradient(90deg,${[0, 0.25, 0.5, 0.75, 1].map(SL.viridis).join(',')})` }),
+      h('span', { class: 'ramp', style: `background:linear-gradient(90deg,${[0, 0.25, 0.5, 0.75, 1].map(colour).join(',')})` }),
       h('span', {}, m.fmt(hi)), h('span', { class: 'muted' }, ' ' + m.label + '; grey: no wakeups'));
     return [scale, wrap];
   }
   SL.heatmap = heatmap;
+  SL.missedPct = missedPct;
 
   // The minutes a per-minute count of a range covers: cpu_counts minutes start at the run's
   // first event + k * 60 s (schema/0005), and every minute that overlaps the range counts

@@ -37,6 +37,17 @@ struct sl_api_wakeup_query {
 int sl_api_wakeups(struct sl_store *store, int64_t run_id, const struct sl_api_wakeup_query *q,
 		   json_t **ret);
 
+/*
+ * The direct waiters of the run's limit (1..100) costliest lock-holder preemptions in span
+ * (the events of sl_api_lhp()'s "largest"): {run_id, horizon_ns, waiters: [{event_ts_ns,
+ * victim_pid, ts_ns, pid, comm, target_cpu, latency_ns}]}, one row per wakeup the victim
+ * made of a task of its group within horizon_ns (5 ms) after it ran again, costliest event
+ * first. Waiters released down a convoy (woken by a waiter) count in the event's waiters
+ * but are not listed. Empty without per-event rows. -ENOENT for an unknown run.
+ */
+int sl_api_lhp_waiters(struct sl_store *store, int64_t run_id, int limit,
+		       const struct sl_api_span *span, json_t **ret);
+
 /* The order named by s ("latency", "missed", "time"); -1 for another name. */
 int sl_api_wakeup_order(const char *s);
 

@@ -194,12 +194,13 @@ test('overview leads with the newest comparison that flagged something and says 
   assert.equal(await lead.getAttribute('data-comparison'), '1');
   const hl = lead.locator('section.headline');
   assert.equal(await hl.getAttribute('data-verdict'), 'regression');
+  // (each ends with its evidence control, as in Compare)
   assert.deepEqual((await hl.locator('ol.headline-findings > li').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), [
-    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts)',
-    'regression lhp cost of all tasks 1.24 ms/s → 4.04 ms/s (+226.2%)',
-    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%)',
-    'regression missed idle rate of all tasks 24.9% → 37.3% (+49.5%, +12.3 pts)',
-    'regression missed idle rate of pgbench 33.8% → 46.4% (+37.6%, +12.7 pts)',
+    'regression missed idle rate of postgres 21.3% → 33.4% (+57.1%, +12.1 pts) evidence',
+    'regression lhp cost of all tasks 1.24 ms/s → 4.04 ms/s (+226.2%) evidence',
+    'regression lhp cost of postgres 1.24 ms/s → 4.04 ms/s (+226.2%) evidence',
+    'regression missed idle rate of all tasks 24.9% → 37.3% (+49.5%, +12.3 pts) evidence',
+    'regression missed idle rate of pgbench 33.8% → 46.4% (+37.6%, +12.7 pts) evidence',
   ]);
   assert.equal(await text(hl.locator('p.diagnosis')),
     "Diagnosis for postgres: policy fingerprint: llc-scan 100% → 67%, buddy 77% → 100%, affine 12% → 19%; LHP cost 3.3× the baseline's (1.24 ms/s → 4.04 ms/s)");
@@ -675,6 +676,82 @@ test('token mode: the range views at 800 px, every call with the token, no overf
   await ctx.close();
 });
 
+// --- exports (web/export.js): every chart SVG and PNG, every table CSV and JSON ----------
+
+// press a (focused) export button and read the saved file as bytes
+async function saved(btn) {
+  await btn.focus();
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+  const { readFileSync } = await import('node:fs');
+  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+}
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+test('exports: every chart has SVG and PNG, every table CSV and JSON, on every view; the files are what they say', async () => {
+  const views = [['overview', '#/overview'], ['runs', '#/runs'], ['compare', `#/compare?baseline=kernel:${BASE}&candidate=kernel:${CAND}&group=postgres`],
+    ['topology', '#/topology?run=1'], ['lhp', '#/lhp?run=3']];
+  let charts = 0, tables = 0;
+  for (const [name, hash] of views) {
+    await open(hash, `export-${name}`);
+    const c = await page.evaluate(() => ({
+      charts: document.querySelectorAll('main figure.fig svg.chart').length + document.querySelectorAll('main .heatmap').length,
+      svg: document.querySelectorAll('main .export-svg').length, png: document.querySelectorAll('main .export-png').length,
+      tables: document.querySelectorAll('main table').length, csv: document.querySelectorAll('main .export-csv').length,
+      json: document.querySelectorAll('main .export-json').length }));
+    assert.deepEqual([c.svg, c.png], [c.charts, c.charts], `${name}: SVG and PNG for each of ${c.charts} charts`);
+    assert.deepEqual([c.csv, c.json], [c.tables, c.tables], `${name}: CSV and JSON for each of ${c.tables} tables`);
+    charts += c.charts;
+    tables += c.tables;
+    if (name === 'compare' || name === 'topology') {
+      // the first chart's SVG: a standalone document (XML declaration, svg root in the SVG
+      // namespace, its size), styles inlined; its PNG: the signature and the same aspect
+      // Topology: the heatmap (its packages in one file)
+      const at = name === 'topology' ? 'main .heatmap-exports' : 'main';
+      const svg = await saved(page.locator(`${at} .export-svg`).first());
+      assert.match(svg.name, new RegExp(`^${name}-.*\\.svg$`));
+      const text = svg.bytes.toString('utf8');
+      assert.match(text, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, 'an SVG root');
+      assert.match(text.trim(), /<\/svg>$/);
+      const root = await page.evaluate((t) => {
+        const d = new DOMParser().parseFromString(t, 'image/svg+xml');
+        return { root: d.documentElement.localName, ns: d.documentElement.namespaceURI, error: d.querySelector('parsererror') !== null,
+          w: Number(d.documentElement.getAttribute('width')), h: Number(d.documentElement.getAttribute('height')), classes: d.querySelectorAll('[class]').length };
+      }, text);
+      assert.deepEqual([root.root, root.ns, root.error, root.classes], ['svg', 'http://www.w3.org/2000/svg', false, 0], `${name}: a valid SVG, styles inlined`);
+      assert.ok(root.w > 100 && root.h > 50, `${name}: SVG size ${root.w}x${root.h}`);
+      const png = await saved(page.locator(`${at} .export-png`).first());
+      assert.match(png.name, /\.png$/);
+      assert.deepEqual(png.bytes.subarray(0, 8), PNG_SIGNATURE, `${name}: PNG signature`);
+      // kept beside the screenshots, to look at
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(`${OUT}/exported-${name}-chart.svg`, svg.bytes);
+      writeFileSync(`${OUT}/exported-${name}-chart.png`, png.bytes);
+      // IHDR: width and height at twice the SVG's size
+      assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [2 * root.w, 2 * root.h], `${name}: PNG size`);
+      if (name === 'topology')
+        assert.equal((text.match(/<g [^>]*data-cpu=/g) || []).length, NR_CPUS, 'the heatmap SVG has every CPU');
+    }
+    // the first table on screen (not in a closed toggle); its buttons come first before it
+    const ti = await page.evaluate(() => [...document.querySelectorAll('main table')].findIndex((t) => t.checkVisibility()));
+    if (ti >= 0) {
+      // its CSV: its headings, then one line per row as shown
+      const t = page.locator('main table').nth(ti);
+      const heads = await t.locator(':scope > thead th').allTextContents();
+      const rows = await t.locator(':scope > tbody > tr').count();
+      const csv = await saved(page.locator('main .export-csv').nth(ti));
+      assert.match(csv.name, new RegExp(`^${name}-.*\\.csv$`));
+      const lines = csv.bytes.toString('utf8').trim().split(/\r\n/);
+      if (heads.length) assert.equal(lines[0], heads.map((x) => x.trim()).join(','), `${name}: CSV header`);
+      assert.equal(lines.length, rows + 1, `${name}: CSV header and ${rows} rows`);
+      const json = JSON.parse((await saved(page.locator('main .export-json').nth(ti))).bytes.toString('utf8'));
+      assert.equal(json.length, rows, `${name}: JSON rows`);
+    }
+  }
+  console.log(`# exports: ${charts} charts, ${tables} tables over the five views`);
+  assert.ok(charts >= 7 && tables >= 8, `${charts} charts, ${tables} tables`);
+  assert.deepEqual(problems, []);
+});
+
 // --- drill-down: a finding's evidence (web/drilldown.js) --------------------------------
 
 // wait for every drill-down section to finish loading
@@ -706,6 +783,24 @@ test('evidence of a placement finding: each side\'s worst missed-idle wakeups, b
     assert.equal(u.searchParams.get('group'), 'postgres');
   }
   const dd = page.locator('.findings-card .drilldown[data-metric="missed_idle_rate"]');
+  // baseline, candidate and difference heatmaps: one cell per CPU each, from /cpus of every run
+  const cpuCalls = apiCalls.filter((u) => /\/runs\/\d+\/cpus/.test(u)).map((u) => u.match(/runs\/(\d+)/)[1]).sort();
+  assert.deepEqual(cpuCalls, ['1', '2', '3', '4'], 'one /cpus call per run');
+  assert.deepEqual(await dd.locator('.drill-maps figure.drill-map').evaluateAll((fs) => fs.map((f) => f.dataset.map)),
+    ['baseline', 'candidate', 'difference']);
+  for (const m of ['baseline', 'candidate', 'difference'])
+    assert.equal(await dd.locator(`figure.drill-map[data-map="${m}"] .cpu-cell`).count(), NR_CPUS, `${m}: one cell per CPU`);
+  // missed-idle finding: the maps show each CPU's missed-idle share; the difference's cell
+  // is the candidate's minus the baseline's, in points
+  const lbl = (m, cpu) => dd.locator(`figure.drill-map[data-map="${m}"] .cpu-cell[data-cpu="${cpu}"]`).getAttribute('aria-label');
+  const b0 = await lbl('baseline', 0), c0 = await lbl('candidate', 0), d0 = await lbl('difference', 0);
+  assert.match(b0, /^CPU 0: missed-idle share \d+\.\d\d%$/);
+  const pv = (t) => Number(t.match(/([\d.]+)%$/)[1]);
+  const dv = Number(d0.match(/([+−]?)([\d.]+) pts$/).slice(1).join('').replace('−', '-').replace('+', ''));
+  assert.ok(Math.abs(pv(c0) - pv(b0) - dv) < 0.06, `difference ${d0} = ${c0} − ${b0}`);
+  // the comparison flags more missed idle in the candidate: the difference is positive overall
+  const diffs = await dd.locator('figure.drill-map[data-map="difference"] .cpu-cell').evaluateAll((gs) => gs.map((g) => g.getAttribute('aria-label')));
+  assert.ok(diffs.filter((t) => / \+[\d.]+ pts$/.test(t)).length > NR_CPUS / 2, 'most CPUs miss idle more in the candidate');
   for (const side of ['baseline', 'candidate']) {
     const t = dd.locator(`.drill-side[data-side="${side}"] table.drill.wakeups`);
     assert.equal(await t.count(), 1, side + ': a wakeup table');
@@ -764,6 +859,8 @@ test('evidence of a preemption or LHP finding: each side\'s costliest LHP events
   await drillReady();
   await page.screenshot({ path: `${OUT}/drill-lhp.png`, fullPage: true });
   assert.ok(apiCalls.some((u) => u.includes('/runs/1/lhp?')) && apiCalls.some((u) => u.includes('/runs/3/lhp?')), 'asks /lhp of both sides');
+  assert.ok(apiCalls.some((u) => u.includes('/runs/1/lhp-waiters?')) && apiCalls.some((u) => u.includes('/runs/3/lhp-waiters?')), 'and their waiters');
+  assert.equal(await page.locator('.drilldown .drill-maps').count(), 0, 'no heatmaps for an LHP finding');
   const dd = page.locator(`.findings-card > div > .drilldown[data-metric="${metric}"], details.unchanged > .drilldown[data-metric="${metric}"]`);
   assert.equal(await dd.getAttribute('data-kind'), 'lhp');
   for (const side of ['baseline', 'candidate']) {
@@ -775,10 +872,42 @@ test('evidence of a preemption or LHP finding: each side\'s costliest LHP events
     assert.ok(rows > 0 && rows <= 20, `${side}: 1..20 rows`);
     const waiters = await t.locator(`tbody tr td:nth-child(${heads.indexOf('Waiters') + 1})`).allTextContents();
     assert.ok(waiters.every((w) => Number(w) >= 1), side + ': every event has waiters');
+    // each event's direct waiters (/lhp-waiters): "comm pid +latency", no more than Waiters
+    const woke = await t.locator(`tbody tr td:nth-child(${heads.indexOf('Waiters it woke on running again') + 1})`).allTextContents();
+    assert.equal(woke.length, rows, side + ': a waiters cell per event');
+    assert.ok(woke.filter((w) => /^(\S+ \d+ \+[\d.]+ (µs|ms); )*\S+ \d+ \+[\d.]+ (µs|ms)$/.test(w)).length >= rows / 2,
+      `${side}: most events list their waiters: ${woke.slice(0, 3).join(' | ')}`);
+    woke.forEach((w, i) => assert.ok(w === '–' || w.split('; ').length <= Number(waiters[i]), `${side}: ${w} within ${waiters[i]} waiters`));
     assert.ok(await dd.locator(`.drill-side[data-side="${side}"] a[href^="#/lhp?run="]`).count() >= 1, side + ': links to the LHP view');
     const json = await exportRows(dd.locator(`.drill-side[data-side="${side}"] button.export-json`));
     assert.equal(JSON.parse(json.text).length, rows, side + ': JSON rows');
   }
+  assert.deepEqual(problems, []);
+});
+
+test('overview: the headline\'s findings have the same evidence control, opened on the comparison\'s runs', async () => {
+  apiCalls.length = 0;
+  await open('#/overview', 'overview-evidence-start');
+  assert.ok(!apiCalls.some((u) => /\/runs\/\d+(\?|$)/.test(u)), 'no run is asked for before evidence is opened');
+  const li = page.locator('.comparison.lead .headline-finding').filter({ has: page.locator('button.evidence') });
+  assert.ok(await li.count() >= 3, 'the headline\'s findings have the control');
+  // the first (missed idle rate of postgres, a placement finding): both sides' maps and wakeups
+  const btn = li.first().locator('button.evidence');
+  await btn.focus();
+  await page.keyboard.press('Enter');
+  await drillReady();
+  await page.screenshot({ path: `${OUT}/overview-evidence.png`, fullPage: true });
+  const dd = li.first().locator('.drilldown');
+  assert.equal(await dd.getAttribute('data-metric'), 'missed_idle_rate');
+  // comparison 1 is "kernel=3.5.0-demo runs=1,2" vs "kernel=3.6.0-demo runs=3,4"
+  for (const [side, ids] of [['baseline', ['1', '2']], ['candidate', ['3', '4']]]) {
+    const cells = await dd.locator(`.drill-side[data-side="${side}"] table.drill.wakeups tbody tr td:first-child`).allTextContents();
+    assert.ok(cells.length > 0 && cells.every((c) => ids.includes(c.slice(1))), `${side}: rows of runs ${ids}: ${cells.slice(0, 4)}`);
+  }
+  for (const m of ['baseline', 'candidate', 'difference'])
+    assert.equal(await dd.locator(`figure.drill-map[data-map="${m}"] .cpu-cell`).count(), NR_CPUS, `${m} heatmap`);
+  // the table of all flagged findings has it too
+  assert.ok(await page.locator('.comparison.lead details.flagged-all tr.finding button.evidence').count() >= 3);
   assert.deepEqual(problems, []);
 });
 
@@ -809,9 +938,10 @@ test('evidence with a range: the range\'s events and a trace slice (200, text/pl
   assert.ok(times.length > 100, `events in the slice (${times.length})`);
   // ftrace prints µs-or-finer seconds: compare in ns, rounded
   assert.ok(times.every((t) => Math.round(t * 1e9) >= from && Math.round(t * 1e9) < to), 'every event inside the range');
-  // the link is a tab stop, and Enter on it saves the slice
+  // the link is a tab stop, and Enter on it saves the slice (the daemon reads the slice
+  // from unindexed per-event tables: 17 s here on a loaded host, so wait longer than 30 s)
   await link.focus();
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 120000 }), page.keyboard.press('Enter')]);
   assert.match(dl.suggestedFilename(), /^schedlens-run1-\d+-\d+\.txt$/);
   assert.deepEqual(problems, []);
 });

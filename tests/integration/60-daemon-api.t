@@ -158,6 +158,9 @@ check "preemptions in a time range" preemptions "$base/api/v1/runs/$run/preempti
 pspan=$(jq1 '[g["dur_ns"] for g in d["groups"] if g["name"] == "*"] + [all('"$rs"' <= r["ts_ns"] < '"$re"' for r in d["recent"])]')
 ok "preemptions?from=&to=: whole windows of the first 2 s, rows in it ($pspan)" \
 	'[ "$(jq1 "[g[\"dur_ns\"] for g in d[\"groups\"] if g[\"name\"] == \"*\"][0] <= 2000000000 and all($rs <= r[\"ts_ns\"] < $re for r in d[\"recent\"])")" = True ]'
+check "direct waiters of the 5 costliest LHP events" lhp-waiters "$base/api/v1/runs/$run/lhp-waiters?limit=5"
+ok "lhp-waiters: horizon 5 ms, each waiter woken by its event's victim within it" \
+	'[ "$(jq1 "d[\"horizon_ns\"] == 5000000 and all(w[\"event_ts_ns\"] < w[\"ts_ns\"] for w in d[\"waiters\"])")" = True ]'
 prev=$(sqlite3 "$db" "select id from runs where kernel_release = '5.99.0-previous'")
 check "compare runs $prev vs $run" compare "$base/api/v1/compare?baseline=$prev&candidate=$run"
 
