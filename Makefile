@@ -205,7 +205,9 @@ check-rules:
 
 bench: all $(BENCH_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)if [ -z "$(BENCH_BIN)" ]; then echo "no benchmarks yet"; else \
-		for b in $(BENCH_BIN); do SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) $$b || exit 1; done; fi
+		fail=; for b in $(BENCH_BIN); do SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) $$b || \
+			fail="$$fail $${b##*/}"; done; \
+		[ -z "$$fail" ] || { echo "bench: missed a target or failed:$$fail" >&2; exit 1; }; fi
 
 # The comparison's operating characteristics (README "Comparing kernels", "Calibration"):
 # false regressions over CALIBRATE_PAIRS synthetic A/A pairs with a run-level random effect
