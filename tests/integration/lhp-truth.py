@@ -56,7 +56,7 @@ def main():
                 prev = int(re.search(r"prev_pid=(\d+)", body).group(1))
                 nxt = int(re.search(r"next_pid=(\d+)", body).group(1))
                 state = re.search(r"prev_state=(\S+)", body).group(1)
-                events.append((ts, "switch", prev, (state, nxt)))
+                events.append((ts, "switch", prev, (state, nxt, int(m.group(3)))))
             else:
                 events.append((ts, "other", pid, None))
 
@@ -65,6 +65,8 @@ def main():
     waits = {}  # pid -> list of [from, to] wait intervals
     sleep_from = {}  # pid -> ts it blocked
     sleeps = {}  # pid -> list of [from, to] blocked intervals (until woken)
+    on_cpu = {}  # cpu -> (since, pid) of the task running there, from the switches
+    other_ns = 0  # CPU time of the tasks outside the workload (not the idle task)
     open_pre = {}  # victim -> (t0, held)
     pre = []  # (t0, victim, t1, held)
     untraced = set()  # (t0, victim) of the preemptions whose switch-in was not traced
@@ -104,7 +106,10 @@ def main():
             if pid in sleep_from:
                 sleeps.setdefault(pid, []).append((sleep_from.pop(pid), ts))
             continue
-        st, nxt = d
+        st, nxt, cpu = d
+        if cpu in on_cpu and on_cpu[cpu][1] not in threads and on_cpu[cpu][1] != 0:
+            other_ns += ts - on_cpu[cpu][0]
+        on_cpu[cpu] = (ts, nxt)
         if pid in threads and st[0] in "SD":
             sleep_from[pid] = ts
         if nxt in open_pre:
@@ -167,15 +172,25 @@ def main():
     span = events[-1][0] - events[0][0] if events else 0
     runnable = sum(t1 - t0 for t0, _, t1, _ in pre)
     runnable_share = runnable / (span * len(threads)) if span and threads else 0.0
+    # where the cost's error comes from: the cost of false LHPs, the truth's waiting of
+    # missed ones, and of the true ones found, what schedlens counted above and below it
+    fp_cost = sum(c for k, c in detected.items() if k not in truth and k not in untraced)
+    fn_wait = sum(w for k, w in truth.items() if k not in detected and k not in untraced)
+    tp_over = sum(max(detected[k] - truth[k], 0) for k in tp if k not in untraced)
+    tp_under = sum(max(truth[k] - detected[k], 0) for k in tp if k not in untraced)
+    # the host's other load: the share of the CPUs' time that tasks outside the workload
+    # ran (a quiet host runs little but kernel threads)
+    other_share = other_ns / (span * len(on_cpu)) if span and on_cpu else 0.0
     tp_t = sum(truth[k] for k in tp if k not in untraced)
     tp_ratio = sum(detected[k] for k in tp if k not in untraced) / tp_t if tp_t else 0.0
     print(
         "threads=%d preemptions=%d rows=%d hub=%d truth=%d detected=%d tp=%d "
         "precision=%.3f recall=%.3f truth_wait_ms=%.1f cost_ms=%.1f cost_ratio=%.3f tp_cost_ratio=%.3f "
-        "runnable_share=%.3f untraced=%d"
+        "runnable_share=%.3f other_share=%.3f untraced=%d fp_cost_ms=%.1f fn_wait_ms=%.1f "
+        "tp_over_ms=%.1f tp_under_ms=%.1f"
         % (len(threads), len(pre), nrows, hub_rows, len(truth), len(detected), len(tp),
-           prec, rec, tcost / 1e6, dcost / 1e6, ratio, tp_ratio, runnable_share,
-           len(untraced))
+           prec, rec, tcost / 1e6, dcost / 1e6, ratio, tp_ratio, runnable_share, other_share,
+           len(untraced), fp_cost / 1e6, fn_wait / 1e6, tp_over / 1e6, tp_under / 1e6)
     )
 
 
