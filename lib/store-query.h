@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The read layer over the store: every query that the API, the comparison, the export and
+ * the history make, each a function named for what it reads, so that SQL and the sqlite3_
+ * calls stay in lib/store*.c (store-query-*.c, split by subject). Results come back as
+ * structs, through a callback per row, or as JSON when the answer is JSON. Same
+ * conventions as lib/store.h: 0 or a negative code with the message set (sl_errmsg()):
+ * -ENOENT for what does not exist, -SL_EDB for a database error, -ENOMEM.
+ */
+#ifndef SL_STORE_QUERY_H
+#define SL_STORE_QUERY_H
+
+#include <stdint.h>
+
+#include "records.h"
+#include "store.h"
+
+/* store-query-runs.c */
+
+/* The shape of a run's host topology (sl_api_shape()): counts of its cpus rows. */
+struct sl_run_shape {
+	int64_t cpus; /* all cpus rows of the host */
+	int64_t online, cores, llcs, packages, nodes; /* of online CPUs */
+	int64_t smt; /* the most online CPUs one (package, core) has */
+};
+
+/* Fills *ret for run_id; -ENOENT when there is no such run. */
+int sl_query_run_shape(struct sl_store *store, int64_t run_id, struct sl_run_shape *ret);
+
+/* store-query-windows.c */
+
+/*
+ * One window of any run, as sl_query_windows_by_end() hands it: the run's hostname (NULL
+ * when the run has no host row) and kernel, the window's wall-clock end (the run's start_wall plus the window's offset on
+ * the trace clock) and the window itself (run_id and start_ns not filled).
+ */
+typedef int (*sl_query_window_cb)(void *ctx, const char *hostname, const char *kernel,
+				  uint64_t end_wall, const struct sl_window_rec *w);
+
+/*
+ * Every window with dur_ns > 0 of every run, in the order of their wall-clock ends (then
+ * hostname), to cb; windows whose run has no kernel are skipped. A non-zero return
+ * of cb stops the walk and is returned.
+ */
+int sl_query_windows_by_end(struct sl_store *store, sl_query_window_cb cb, void *ctx);
+
+#endif
