@@ -47,3 +47,35 @@ int sl_query_run_shape(struct sl_store *store, int64_t run_id, struct sl_run_sha
 	sqlite3_finalize(st);
 	return err;
 }
+
+int sl_query_history_runs(struct sl_store *store, const char *label, const char *topo_hash,
+			  int limit, sl_query_cfg_run_cb cb, void *ctx)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc, err = 0;
+
+	/* cfg: the configuration as one string (unit separators between its parts); n: its
+	 * comparable runs */
+	if (sqlite3_prepare_v2(db,
+			       "WITH c AS (SELECT r.id, r.kernel_release || char(31) || "
+			       "coalesce(r.sched_features, '') || char(31) || "
+			       "coalesce(r.preempt_mode, '') AS cfg FROM runs r JOIN hosts h "
+			       "ON h.id = r.host_id WHERE r.workload = ?1 AND h.topo_hash = ?2), "
+			       "n AS (SELECT id, cfg, count(*) OVER (PARTITION BY cfg) AS n FROM c) "
+			       "SELECT id, cfg FROM (SELECT id, cfg FROM n WHERE n >= 2 "
+			       "ORDER BY id DESC LIMIT ?3) ORDER BY cfg, id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, topo_hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((err = cb(ctx, sqlite3_column_int64(st, 0),
+			      (const char *)sqlite3_column_text(st, 1))))
+			break;
+	if (!err && rc != SQLITE_DONE)
+		err = sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return err;
+}

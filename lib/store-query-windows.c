@@ -64,3 +64,49 @@ out:
 	free(w);
 	return err;
 }
+
+/* Every counter (window-counters.h), so every metric's columns are there. */
+#define RUN_SQL                                                                                    \
+	"SELECT grp, start_ns, dur_ns" SL_WINDOW_COLUMNS ", lat_hist FROM windows WHERE run_id = " \
+	"?1 ORDER BY grp, start_ns"
+
+int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_window_cb cb,
+			 void *ctx)
+{
+	sqlite3 *db = sl_store_db(store);
+	struct sl_window_rec *w = malloc(sizeof(*w));
+	sqlite3_stmt *st = NULL;
+	int err = 0, rc;
+
+	if (!w)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, RUN_SQL, -1, &st, NULL) != SQLITE_OK) {
+		err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *grp = (const char *)sqlite3_column_text(st, 0);
+		int c = 1;
+
+		memset(w, 0, sizeof(*w));
+		w->start_ns = (uint64_t)sqlite3_column_int64(st, c++);
+		w->dur_ns = (uint64_t)sqlite3_column_int64(st, c++);
+		for (int i = 0; i < SL_WIN_NR; i++)
+			SL_WIN_VALUE(w, i) = (uint64_t)sqlite3_column_int64(st, c++);
+		if ((err = sl_hist_decode(sqlite3_column_blob(st, c),
+					  (size_t)sqlite3_column_bytes(st, c), &w->latency)))
+			goto out;
+		if (!grp)
+			continue;
+		snprintf(w->grp, sizeof(w->grp), "%.*s", SL_GROUP_LEN - 1, grp);
+		if ((err = cb(ctx, w)))
+			goto out;
+	}
+	if (rc != SQLITE_DONE)
+		err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
+out:
+	sqlite3_finalize(st);
+	free(w);
+	return err;
+}

@@ -27,7 +27,24 @@ struct sl_run_shape {
 /* Fills *ret for run_id; -ENOENT when there is no such run. */
 int sl_query_run_shape(struct sl_store *store, int64_t run_id, struct sl_run_shape *ret);
 
+/* The comparable history of a label on one topology (compare.c's history_features()): the
+ * newest runs, at most limit, of workload label on hosts of topo_hash whose configuration
+ * (kernel release, sched_features and preemption mode, joined by char(31) in cfg) has two
+ * or more such runs, ordered by cfg then id. cb gets each; a non-zero return stops. */
+typedef int (*sl_query_cfg_run_cb)(void *ctx, int64_t run_id, const char *cfg);
+int sl_query_history_runs(struct sl_store *store, const char *label, const char *topo_hash,
+			  int limit, sl_query_cfg_run_cb cb, void *ctx);
+
 /* store-query-windows.c */
+
+/*
+ * The windows of run_id, by group then start, to cb with every counter and the latency
+ * histogram filled (run_id not set); windows with a NULL group are skipped. A non-zero
+ * return of cb stops the walk and is returned.
+ */
+typedef int (*sl_query_run_window_cb)(void *ctx, const struct sl_window_rec *w);
+int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_window_cb cb,
+			 void *ctx);
 
 /*
  * One window of any run, as sl_query_windows_by_end() hands it: the run's hostname (NULL
