@@ -12,7 +12,7 @@
 #include "compare.h"
 
 /* Resolves o's selection into c->side[], c->label, c->topo_hash and notes. */
-int sl_cmp_select(sqlite3 *db, const struct sl_compare_opts *o, struct sl_comparison *c);
+int sl_cmp_select(struct sl_store *store, const struct sl_compare_opts *o, struct sl_comparison *c);
 
 /* Adds a note line to c (dropped silently beyond the notes array). */
 void sl_cmp_note(struct sl_comparison *c, const char *fmt, ...)

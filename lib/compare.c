@@ -1201,7 +1201,7 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 	if (!c)
 		return -ENOMEM;
 	c->id = -1;
-	if ((err = check_opts(&o)) || (err = sl_cmp_select(db, &o, c)) ||
+	if ((err = check_opts(&o)) || (err = sl_cmp_select(store, &o, c)) ||
 	    (err = load_side(store, &o, &c->side[0], 0, &l)) ||
 	    (err = load_side(store, &o, &c->side[1], 1, &l)) ||
 	    (err = test_loaded(store, &o, &l, c)))

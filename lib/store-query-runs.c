@@ -5,9 +5,12 @@
  * and LLCs are counted as distinct (package, id) pairs.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 
 #include <sqlite3.h>
 
+#include "db-json.h"
 #include "error.h"
 #include "store-query.h"
 
@@ -78,4 +81,131 @@ int sl_query_history_runs(struct sl_store *store, const char *label, const char 
 		err = sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return err;
+}
+
+#define RUN_COLS \
+	"SELECT r.id, r.kernel_release, r.workload, h.topo_hash FROM runs r JOIN hosts h ON h.id = r.host_id "
+
+static void row_ident(sqlite3_stmt *st, struct sl_run_ident *r)
+{
+	const char *k = (const char *)sqlite3_column_text(st, 1);
+	const char *l = (const char *)sqlite3_column_text(st, 2);
+	const char *t = (const char *)sqlite3_column_text(st, 3);
+
+	r->id = sqlite3_column_int64(st, 0);
+	snprintf(r->kernel, sizeof(r->kernel), "%s", k ? k : "");
+	snprintf(r->label, sizeof(r->label), "%s", l ? l : "");
+	snprintf(r->topo, sizeof(r->topo), "%s", t ? t : "");
+}
+
+int sl_query_run_ident(struct sl_store *store, int64_t id, struct sl_run_ident *r)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, RUN_COLS "WHERE r.id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot read runs");
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		row_ident(st, r);
+	sqlite3_finalize(st);
+	/* -ENOENT, not a usage error: the daemon answers an unknown id with 404 */
+	if (rc != SQLITE_ROW)
+		return sl_error(-ENOENT, "no run %" PRId64 " in the database", id);
+	return 0;
+}
+
+int sl_query_newest_run(struct sl_store *store, const char *kernel, const char *label,
+			const char *topo, struct sl_run_ident *r)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       RUN_COLS
+			       "WHERE (?1 IS NULL OR r.kernel_release = ?1) AND "
+			       "(?2 IS NULL OR r.workload = ?2) AND "
+			       "(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot read runs");
+	sqlite3_bind_text(st, 1, kernel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		row_ident(st, r);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -ENOENT;
+}
+
+int sl_query_previous_kernel(struct sl_store *store, const char * not, const char *label,
+			     const char *topo, char *buf, size_t size)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       RUN_COLS
+			       "WHERE r.kernel_release <> ?1 AND "
+			       "(?2 IS NULL OR r.workload = ?2) AND "
+			       "(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot read runs");
+	sqlite3_bind_text(st, 1, not, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -ENOENT;
+}
+
+int sl_query_kernel_runs(struct sl_store *store, const char *kernel, const char *label,
+			 const char *topo, sl_query_run_id_cb cb, void *ctx)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc, err = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       RUN_COLS "WHERE r.kernel_release = ?1 AND "
+					"(?2 IS NULL OR r.workload = ?2) AND "
+					"(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot read runs");
+	sqlite3_bind_text(st, 1, kernel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		err = cb(ctx, sqlite3_column_int64(st, 0));
+	sqlite3_finalize(st);
+	return err;
+}
+
+int sl_query_run_params(struct sl_store *store, int64_t run, json_t *obj)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT j.key, j.value FROM runs r, json_each(r.params) j "
+			       "WHERE r.id = ?1 AND json_valid(r.params)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot read runs.params");
+	sqlite3_bind_int64(st, 1, run);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+
+		if (k && v)
+			json_object_set_new(obj, k, json_string(v));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sl_db_error(db, "cannot read runs.params");
 }

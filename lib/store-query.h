@@ -10,6 +10,8 @@
 #ifndef SL_STORE_QUERY_H
 #define SL_STORE_QUERY_H
 
+#include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "records.h"
@@ -26,6 +28,38 @@ struct sl_run_shape {
 
 /* Fills *ret for run_id; -ENOENT when there is no such run. */
 int sl_query_run_shape(struct sl_store *store, int64_t run_id, struct sl_run_shape *ret);
+
+/* Who a run is for a comparison: its kernel, workload label and host topology. */
+struct sl_run_ident {
+	int64_t id;
+	char kernel[128], label[128], topo[32]; /* "" when NULL in the database */
+};
+
+/* Fills *ret for run_id; -ENOENT ("no run N in the database") when there is none. */
+int sl_query_run_ident(struct sl_store *store, int64_t run_id, struct sl_run_ident *ret);
+
+/*
+ * The newest run of kernel, workload label and topology hash (each NULL: any); -ENOENT
+ * without a message when there is none.
+ */
+int sl_query_newest_run(struct sl_store *store, const char *kernel, const char *label,
+			const char *topo, struct sl_run_ident *ret);
+
+/*
+ * The kernel of the newest run on another kernel than `not`, of label and topo (NULL:
+ * any), into buf; -ENOENT without a message when there is none.
+ */
+int sl_query_previous_kernel(struct sl_store *store, const char * not, const char *label,
+			     const char *topo, char *buf, size_t size);
+
+/* The ids of kernel's runs of label and topo (NULL: any), oldest first, to cb; a
+ * non-zero return stops. */
+typedef int (*sl_query_run_id_cb)(void *ctx, int64_t run_id);
+int sl_query_kernel_runs(struct sl_store *store, const char *kernel, const char *label,
+			 const char *topo, sl_query_run_id_cb cb, void *ctx);
+
+/* A run's params (runs.params, when valid JSON) into obj as key -> text of the value. */
+int sl_query_run_params(struct sl_store *store, int64_t run_id, json_t *obj);
 
 /* The comparable history of a label on one topology (compare.c's history_features()): the
  * newest runs, at most limit, of workload label on hosts of topo_hash whose configuration
