@@ -7,8 +7,6 @@
 #ifndef SL_COMPARE_LOCAL_H
 #define SL_COMPARE_LOCAL_H
 
-#include <sqlite3.h>
-
 #include "compare.h"
 
 /* Resolves o's selection into c->side[], c->label, c->topo_hash and notes. */
@@ -19,7 +17,7 @@ void sl_cmp_note(struct sl_comparison *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Writes c (comparison, runs, findings) in one transaction and sets c->id. */
-int sl_cmp_store(sqlite3 *db, struct sl_comparison *c);
+int sl_cmp_store(struct sl_store *store, struct sl_comparison *c);
 
 /*
  * Windows of units (runs, or hosts) loaded from elsewhere, by group and side: freed with

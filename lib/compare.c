@@ -1195,7 +1195,6 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 	struct sl_compare_opts o = *opts;
 	struct sl_comparison *c = calloc(1, sizeof(*c));
 	struct loaded l = { 0 };
-	sqlite3 *db = sl_store_db(store);
 	int err;
 
 	if (!c)
@@ -1207,7 +1206,7 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 	    (err = test_loaded(store, &o, &l, c)))
 		goto fail;
 	free_loaded(&l);
-	if (o.store && (err = sl_cmp_store(db, c)))
+	if (o.store && (err = sl_cmp_store(store, c)))
 		goto fail_stored;
 	*ret = c;
 	return 0;

@@ -11,6 +11,7 @@
 #define SL_STORE_QUERY_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,49 @@ int sl_query_run_params(struct sl_store *store, int64_t run_id, json_t *obj);
 typedef int (*sl_query_cfg_run_cb)(void *ctx, int64_t run_id, const char *cfg);
 int sl_query_history_runs(struct sl_store *store, const char *label, const char *topo_hash,
 			  int limit, sl_query_cfg_run_cb cb, void *ctx);
+
+/* store-comparisons.c: tables comparisons, comparison_runs and findings */
+
+/* One finding as stored: names as text, NaN and infinities stored as NULL. */
+struct sl_finding_row {
+	const char *metric, *grp, *polarity, *verdict, *explanation, *family;
+	double base, cand, delta, rel, ci_lo, ci_hi, p, p_adj, df, margin, severity;
+	int runs_needed; /* < 0: NULL */
+};
+
+/* A comparison as stored. */
+struct sl_comparison_row {
+	const char *baseline, *candidate; /* the sides' selections */
+	const char *params; /* JSON text */
+	const char *verdict, *summary;
+	const int64_t *runs[2]; /* baseline, candidate */
+	int nr_runs[2];
+	const struct sl_finding_row *findings;
+	size_t nr_findings;
+};
+
+/* Inserts c with its runs and findings in one transaction; *ret_id is its id. */
+int sl_store_comparison_insert(struct sl_store *store, const struct sl_comparison_row *c,
+			       int64_t *ret_id);
+
+/* The newest comparisons, at most limit (<= 0: 50), newest first, as JSON rows {id,
+ * created_wall, baseline, candidate, verdict, summary}. */
+int sl_query_comparisons(struct sl_store *store, int limit, json_t **ret);
+
+/*
+ * Comparison id as JSON: its row (params parsed back into an object), baseline_runs and
+ * candidate_runs, and findings (all, or only the flagged ones), each finding a row of
+ * findings' columns (no unit). -ENOENT when there is no comparison id.
+ */
+int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret);
+
+/*
+ * Whether run_id is owed a comparison (sl_compare_owed()): the kernel of the newest
+ * earlier run of its label and topology on another kernel into buf, and *ret_owed true
+ * when no stored comparison has that kernel as baseline and run_id's as candidate.
+ */
+int sl_query_comparison_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size,
+			     bool *ret_owed);
 
 /* store-query-windows.c */
 
