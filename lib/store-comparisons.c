@@ -265,3 +265,31 @@ fail:
 	json_decref(runs[1]);
 	return err;
 }
+
+int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t **ret)
+{
+	return sl_db_query_rows(sl_store_db(store),
+				"SELECT id, created_wall, baseline, candidate, verdict, summary, "
+				"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
+				"f.verdict = 'inconclusive') AS inconclusive, "
+				"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
+				"f.verdict = 'equivalent') AS equivalent "
+				"FROM comparisons c ORDER BY id DESC LIMIT ?1",
+				limit, 0, 0, 0, "cannot read the run", ret);
+}
+
+int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagged_only,
+				  json_t **ret)
+{
+	return sl_db_query_rows(
+		sl_store_db(store),
+		"SELECT f.comparison_id, f.metric, f.grp AS \"group\", f.polarity, "
+		"f.baseline_value, f.candidate_value, f.delta, f.rel_change, f.ci_low, "
+		"f.ci_high, f.p_value, f.p_adjusted, f.verdict, f.explanation, "
+		"f.family, f.df, f.margin, f.severity, f.runs_needed "
+		"FROM findings f WHERE f.comparison_id IN "
+		"(SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
+		"AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "
+		"ORDER BY f.comparison_id DESC, f.id",
+		limit, flagged_only, 0, 0, "cannot read the run", ret);
+}

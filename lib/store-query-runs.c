@@ -209,3 +209,89 @@ int sl_query_run_params(struct sl_store *store, int64_t run, json_t *obj)
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sl_db_error(db, "cannot read runs.params");
 }
+
+#define API_RUN_COLUMNS                                                                       \
+	"r.id, h.hostname, h.topo_hash, r.kernel_release, r.kernel_version, r.preempt_mode, " \
+	"r.workload AS label, r.source, r.boot_id, r.trace_clock, r.nr_cpus, "                \
+	"r.recorder_version, r.start_wall, r.end_wall, r.start_ns, r.end_ns, r.events, "      \
+	"r.lost_events, r.has_gaps, r.dropped_rows, r.complete, r.import_error, "             \
+	"r.skipped_lines, json(r.params) AS params, " SL_RUN_STATUS_SQL " AS status "
+
+int sl_query_run_exists(struct sl_store *store, int64_t run_id)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot prepare query");
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return sl_error(-ENOENT, "no run %lld", (long long)run_id);
+	return sl_db_error(db, "cannot read runs");
+}
+
+int sl_query_runs_rows(struct sl_store *store, int limit, json_t **ret)
+{
+	return sl_db_query_rows(sl_store_db(store),
+				"SELECT " API_RUN_COLUMNS
+				"FROM runs r LEFT JOIN hosts h ON h.id = r.host_id "
+				"ORDER BY r.id DESC LIMIT ?1",
+				limit, 0, 0, 0, "cannot list runs", ret);
+}
+
+int sl_query_run_rows(struct sl_store *store, int64_t run_id, json_t **ret)
+{
+	return sl_db_query_rows(
+		sl_store_db(store),
+		"SELECT " API_RUN_COLUMNS ", r.cmdline, "
+		"(SELECT COUNT(*) FROM windows w WHERE w.run_id = r.id AND w.grp = '*')"
+		" AS windows, "
+		"(SELECT MIN(start_ns) FROM windows w WHERE w.run_id = r.id AND "
+		"w.grp = '*') AS first_window_ns, "
+		"(SELECT MAX(start_ns) FROM windows w WHERE w.run_id = r.id AND "
+		"w.grp = '*') AS last_window_ns "
+		"FROM runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?1",
+		run_id, 0, 0, 0, "cannot read the run", ret);
+}
+
+int sl_query_run_groups_rows(struct sl_store *store, int64_t run_id, json_t **ret)
+{
+	return sl_db_query_rows(
+		sl_store_db(store),
+		"SELECT grp AS name, COUNT(*) AS windows, SUM(wakeups) AS wakeups, "
+		"SUM(switches) AS switches FROM windows WHERE run_id = ?1 "
+		"GROUP BY grp ORDER BY (grp <> '*'), SUM(wakeups) + SUM(switches) DESC",
+		run_id, 0, 0, 0, "cannot read the run", ret);
+}
+
+int sl_query_run_before_kernel(struct sl_store *store, int64_t run_id, char *buf, size_t size,
+			       bool *found)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	*found = false;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT p.kernel_release FROM runs c JOIN hosts hc ON hc.id = "
+			       "c.host_id, runs p JOIN hosts hp ON hp.id = p.host_id "
+			       "WHERE c.id = ?1 AND p.id < c.id AND p.workload = c.workload "
+			       "AND hp.topo_hash = hc.topo_hash ORDER BY p.id DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot prepare query");
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+		*found = true;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sl_db_error(db, "cannot read runs");
+	return 0;
+}

@@ -20,6 +20,27 @@
 
 /* store-query-runs.c */
 
+/* 0 when run_id exists, else -ENOENT ("no run N"). */
+int sl_query_run_exists(struct sl_store *store, int64_t run_id);
+
+/*
+ * Runs as JSON rows of the API's run columns (schema/api/), runs.params as JSON text:
+ * the newest limit runs (sl_query_runs_rows), or run_id's one row with cmdline, windows,
+ * first_window_ns and last_window_ns (sl_query_run_rows).
+ */
+int sl_query_runs_rows(struct sl_store *store, int limit, json_t **ret);
+int sl_query_run_rows(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/* run_id's groups: rows {name, windows, wakeups, switches}, "*" first, busiest next. */
+int sl_query_run_groups_rows(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/*
+ * The kernel of the newest earlier run of run_id's label on its topology (any kernel,
+ * run_id's own too) into buf; *found false when there is none.
+ */
+int sl_query_run_before_kernel(struct sl_store *store, int64_t run_id, char *buf, size_t size,
+			       bool *found);
+
 /* The shape of a run's host topology (sl_api_shape()): counts of its cpus rows. */
 struct sl_run_shape {
 	int64_t cpus; /* all cpus rows of the host */
@@ -113,7 +134,50 @@ int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, j
 int sl_query_comparison_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size,
 			     bool *ret_owed);
 
+/* The last limit comparisons, newest first, as rows {id, created_wall, baseline, candidate,
+ * verdict, summary, inconclusive, equivalent} (counts of those findings). */
+int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t **ret);
+
+/* The findings of the last limit comparisons (all, or the flagged ones), by comparison
+ * newest first, as rows of findings' columns with grp as "group". */
+int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagged_only,
+				  json_t **ret);
+
 /* store-query-windows.c */
+
+/* run_id's windows summed per group, the placement columns: rows {name, wakeups, ...}. */
+int sl_query_run_placement_rows(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/* run_id's windows starting in [from, to) summed per group, the preemption columns. */
+int sl_query_run_preemption_rows(struct sl_store *store, int64_t run_id, int64_t from, int64_t to,
+				 json_t **ret);
+
+struct sl_db_stream;
+
+/* Which windows sl_query_windows_stream() reads. */
+struct sl_window_select {
+	const char *grp; /* copied */
+	const char *col; /* NULL: every column; else one of metrics (the pointer, not a copy) */
+	const char *const *metrics; /* the column names that may be summed, NULL-terminated */
+	int64_t from, to; /* start_ns in [from, to) */
+	int64_t step; /* 0: every window; else sums over bins of step by start_ns */
+	int limit; /* rows; the statement yields limit + 1 so the stream sees truncation */
+};
+
+/*
+ * run_id's windows as a stream (db-json.h) with head's members first, then "windows".
+ * The SQL names only the columns of sel->metrics: never client text.
+ */
+int sl_query_windows_stream(struct sl_store *store, int64_t run_id,
+			    const struct sl_window_select *sel, json_t *head,
+			    struct sl_db_stream **ret);
+
+/* store-query-events.c */
+
+/* run_id's newest preemptions with ts_ns in [from, to), at most limit, newest first
+ * (preemptions_v's columns). */
+int sl_query_recent_preemptions_rows(struct sl_store *store, int64_t run_id, int limit,
+				     int64_t from, int64_t to, json_t **ret);
 
 /*
  * The windows of run_id, by group then start, to cb with every counter and the latency
