@@ -295,3 +295,31 @@ int sl_query_run_before_kernel(struct sl_store *store, int64_t run_id, char *buf
 		return sl_db_error(db, "cannot read runs");
 	return 0;
 }
+
+int sl_query_run_clock(struct sl_store *store, int64_t run_id, int64_t *start, int64_t *offset,
+		       bool *per_event)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT coalesce(start_ns, 0), start_wall - coalesce(start_ns, 0), "
+			       "EXISTS (SELECT 1 FROM wakeups w WHERE w.run_id = runs.id) "
+			       "FROM runs WHERE id = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot read the run");
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*start = sqlite3_column_int64(st, 0);
+		*offset = sqlite3_column_int64(st, 1);
+		*per_event = sqlite3_column_int(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return sl_error(-ENOENT, "no run %lld", (long long)run_id);
+	return sl_db_error(db, "cannot read the run");
+}

@@ -83,6 +83,14 @@ int sl_query_kernel_runs(struct sl_store *store, const char *kernel, const char 
 /* A run's params (runs.params, when valid JSON) into obj as key -> text of the value. */
 int sl_query_run_params(struct sl_store *store, int64_t run_id, json_t *obj);
 
+/*
+ * A run's clock (the drill-down's): its start on the trace clock (0 when unknown), the
+ * wall-clock offset of that clock, and whether per-wakeup rows were stored. -ENOENT when
+ * there is no run_id.
+ */
+int sl_query_run_clock(struct sl_store *store, int64_t run_id, int64_t *start, int64_t *offset,
+		       bool *per_event);
+
 /* The comparable history of a label on one topology (compare.c's history_features()): the
  * newest runs, at most limit, of workload label on hosts of topo_hash whose configuration
  * (kernel release, sched_features and preemption mode, joined by char(31) in cfg) has two
@@ -173,6 +181,20 @@ int sl_query_windows_stream(struct sl_store *store, int64_t run_id,
 			    struct sl_db_stream **ret);
 
 /* store-query-events.c */
+
+/* Which wakeups sl_query_wakeups_rows() reads. */
+struct sl_wakeup_select {
+	const char *grp; /* NULL: every group */
+	bool missed_only; /* only wakeups that missed an idle CPU or SMT sibling */
+	bool by_time; /* order by time; else longest latency first (unknown last), then time */
+	int64_t from, to; /* ts_ns in [from, to) */
+	int64_t wall_offset; /* added to ts_ns for wall_ns */
+	int limit; /* rows */
+};
+
+/* run_id's wakeups (wakeups_v's columns and wall_ns) as JSON rows. */
+int sl_query_wakeups_rows(struct sl_store *store, int64_t run_id,
+			  const struct sl_wakeup_select *sel, json_t **ret);
 
 /* run_id's newest preemptions with ts_ns in [from, to), at most limit, newest first
  * (preemptions_v's columns). */
