@@ -24,9 +24,9 @@ json_t *sl_db_row_json(sqlite3_stmt *st);
 int sl_db_rows_into(sqlite3 *db, sqlite3_stmt *st, json_t *arr, const char *what);
 
 /*
- * The rows of sql as a new array in *ret (for store*.c): ?1 = a, and, when the statement
- * has them, ?2 = b, ?3 = from, ?4 = to (a statement may skip ?2: SQLite numbers parameters
- * by their ?NNN). 0, -ENOMEM or -SL_EDB ("cannot prepare query" / what).
+ * The rows of sql as a new array in *ret (for store*.c): ?1 = a, ?2 = b, ?3 = from, ?4 = to,
+ * those the statement has (a statement may skip one: SQLite numbers parameters by their
+ * ?NNN). 0, -ENOMEM or -SL_EDB ("cannot prepare query" / what).
  */
 int sl_db_query_rows(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t from, int64_t to,
 		     const char *what, json_t **ret);

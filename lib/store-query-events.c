@@ -60,3 +60,80 @@ int sl_query_wakeups_rows(struct sl_store *store, int64_t run_id,
 	*ret = arr;
 	return 0;
 }
+
+/* Whether the run has cpu_counts rows (runs stored since schema 5 that got wakeups). */
+static int has_cpu_counts(sqlite3 *db, int64_t run_id, bool *ret)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM cpu_counts WHERE run_id = ?1 LIMIT 1", -1, &st,
+			       NULL))
+		return sl_db_error(db, "cannot prepare query");
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sl_db_error(db, "cannot read cpu_counts");
+	*ret = rc == SQLITE_ROW;
+	return 0;
+}
+
+/* Wakeups per target CPU in [?2, ?3) of run ?1: the minutes that overlap the range ... */
+static const char cpus_from_minutes[] =
+	"SELECT cpu, SUM(wakeups) AS wakeups, SUM(busy) AS busy, SUM(idle) AS idle, "
+	"SUM(missed_idle) AS missed_idle FROM cpu_counts WHERE run_id = ?1 AND start_ns < ?3 "
+	"AND start_ns + dur_ns > ?2 GROUP BY cpu ORDER BY cpu";
+/* ... or, for runs stored before schema 5, the per-wakeup rows (a scan) */
+static const char cpus_from_wakeups[] =
+	"SELECT target_cpu AS cpu, COUNT(*) AS wakeups, SUM(target_state IN (1, 2)) AS busy, "
+	"SUM(target_state = 0) AS idle, SUM(missed_idle) AS missed_idle FROM wakeups "
+	"WHERE run_id = ?1 AND ts_ns >= ?2 AND ts_ns < ?3 AND target_cpu IS NOT NULL "
+	"GROUP BY target_cpu ORDER BY target_cpu";
+
+int sl_query_cpu_wakeups_rows(struct sl_store *store, int64_t run_id, int64_t from, int64_t to,
+			      bool *ret_minutes, json_t **ret)
+{
+	sqlite3 *db = sl_store_db(store);
+	int err = has_cpu_counts(db, run_id, ret_minutes);
+
+	if (err)
+		return err;
+	/* ?2 and ?3 are the range here: the helper's b and from */
+	return sl_db_query_rows(db, *ret_minutes ? cpus_from_minutes : cpus_from_wakeups, run_id,
+				from, to, 0, "cannot read the run", ret);
+}
+
+/* ?1 run, ?2 limit, ?3 and ?4 the span's bounds */
+#define BY_COMM(who)                                                                          \
+	"SELECT " who "_comm AS comm, " who "_grp AS grp, COUNT(*) AS preemptions, "          \
+	"SUM(waiters > 0) AS lhp, SUM(waiters) AS waiters, SUM(lhp_cost_ns) AS lhp_cost_ns, " \
+	"SUM(hub) AS hub_preemptions FROM preemptions_v WHERE run_id = ?1 "                   \
+	"AND ts_ns >= ?3 AND ts_ns < ?4 "                                                     \
+	"GROUP BY " who "_comm ORDER BY SUM(lhp_cost_ns) DESC, COUNT(*) DESC LIMIT ?2"
+
+int sl_query_lhp_rows(struct sl_store *store, int64_t run_id, enum sl_lhp_table t, int limit,
+		      int64_t from, int64_t to, json_t **ret)
+{
+	static const char *const sql[] = {
+		[SL_LHP_VICTIMS] = BY_COMM("victim"),
+		[SL_LHP_PREEMPTORS] = BY_COMM("preemptor"),
+		[SL_LHP_HUBS] = "SELECT victim_pid AS pid, victim_comm AS comm, victim_grp AS grp, "
+				"COUNT(*) AS preemptions, SUM(delayed_wakeups) AS delayed_wakeups, "
+				"SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(off_ns) AS off_ns FROM "
+				"preemptions_v WHERE run_id = ?1 AND hub = 1 AND ts_ns >= ?3 AND "
+				"ts_ns < ?4 GROUP BY victim_pid "
+				"ORDER BY SUM(delayed_wakeups) DESC, COUNT(*) DESC LIMIT ?2",
+		[SL_LHP_LARGEST] =
+			"SELECT ts_ns, cpu, victim_pid, victim_comm, preemptor_pid, "
+			"preemptor_comm, cause, off_ns, waiters, lhp_cost_ns, hub, "
+			"censored FROM preemptions_v WHERE run_id = ?1 AND lhp_cost_ns > "
+			"0 AND ts_ns >= ?3 AND ts_ns < ?4 ORDER BY lhp_cost_ns DESC "
+			"LIMIT ?2",
+	};
+
+	if ((int)t < 0 || t > SL_LHP_LARGEST)
+		return -EINVAL;
+	return sl_db_query_rows(sl_store_db(store), sql[t], run_id, limit, from, to,
+				"cannot read the run", ret);
+}

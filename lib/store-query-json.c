@@ -180,13 +180,14 @@ int sl_db_query_rows(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t
 		json_decref(arr);
 		return sl_db_error(db, "cannot prepare query");
 	}
-	sqlite3_bind_int64(st, 1, a);
+	if (sqlite3_bind_parameter_count(st) >= 1)
+		sqlite3_bind_int64(st, 1, a);
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, b);
-	if (sqlite3_bind_parameter_count(st) >= 4) {
+	if (sqlite3_bind_parameter_count(st) >= 3)
 		sqlite3_bind_int64(st, 3, from);
+	if (sqlite3_bind_parameter_count(st) >= 4)
 		sqlite3_bind_int64(st, 4, to);
-	}
 	err = sl_db_rows_into(db, st, arr, what);
 	sqlite3_finalize(st);
 	if (err) {

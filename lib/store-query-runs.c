@@ -323,3 +323,52 @@ int sl_query_run_clock(struct sl_store *store, int64_t run_id, int64_t *start, i
 		return sl_error(-ENOENT, "no run %lld", (long long)run_id);
 	return sl_db_error(db, "cannot read the run");
 }
+
+int sl_query_run_start(struct sl_store *store, int64_t run_id, int64_t *ret_start_ns)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT start_ns FROM runs WHERE id = ?1", -1, &st, NULL))
+		return sl_db_error(db, "cannot prepare query");
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ret_start_ns = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? sl_error(-ENOENT, "no run %lld", (long long)run_id) :
+				   sl_db_error(db, "cannot read runs");
+}
+
+int sl_query_run_cpus_rows(struct sl_store *store, int64_t run_id, json_t **ret)
+{
+	return sl_db_query_rows(
+		sl_store_db(store),
+		"SELECT c.cpu, c.online, c.core, c.llc, c.package, c.node FROM cpus c "
+		"JOIN runs r ON r.host_id = c.host_id WHERE r.id = ?1 ORDER BY c.cpu",
+		run_id, 0, 0, 0, "cannot read the run", ret);
+}
+
+int sl_query_newest_run_host(struct sl_store *store, json_t **ret)
+{
+	json_t *arr;
+	int err;
+
+	if ((err = sl_db_query_rows(
+		     sl_store_db(store),
+		     "SELECT r.id AS run_id, h.hostname, r.kernel_release, r.boot_id, "
+		     "r.workload AS label, h.topo_json, h.topo_hash FROM runs r "
+		     "LEFT JOIN hosts h ON h.id = r.host_id ORDER BY r.id DESC LIMIT 1",
+		     0, 0, 0, 0, "cannot read the run", &arr)))
+		return err;
+	if (!json_array_size(arr)) {
+		json_decref(arr);
+		return sl_error(-ENOENT, "no run in the database");
+	}
+	*ret = json_incref(json_array_get(arr, 0));
+	json_decref(arr);
+	return 0;
+}

@@ -201,3 +201,34 @@ int sl_query_windows_stream(struct sl_store *store, int64_t run_id,
 	sqlite3_bind_int(st, 5, sel->limit + 1);
 	return sl_db_stream_new(st, head, "windows", (size_t)sel->limit, ret);
 }
+
+int sl_query_run_latency(struct sl_store *store, int64_t run_id, const char *grp,
+			 struct sl_hist *sum)
+{
+	sqlite3 *db = sl_store_db(store);
+	struct sl_hist *one = calloc(1, sizeof(*one));
+	sqlite3_stmt *st = NULL;
+	int err = 0, rc;
+
+	if (!one)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, "SELECT lat_hist FROM windows WHERE run_id = ?1 AND grp = ?2",
+			       -1, &st, NULL)) {
+		err = sl_db_error(db, "cannot prepare query");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, grp, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(st, 0);
+
+		if (blob && !sl_hist_decode(blob, (size_t)sqlite3_column_bytes(st, 0), one))
+			sl_hist_merge(sum, one);
+	}
+	if (rc != SQLITE_DONE)
+		err = sl_db_error(db, "cannot read windows");
+out:
+	sqlite3_finalize(st);
+	free(one);
+	return err;
+}

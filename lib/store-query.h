@@ -91,6 +91,16 @@ int sl_query_run_params(struct sl_store *store, int64_t run_id, json_t *obj);
 int sl_query_run_clock(struct sl_store *store, int64_t run_id, int64_t *start, int64_t *offset,
 		       bool *per_event);
 
+/* The run's start_ns (0 when NULL); -ENOENT when there is no run_id. */
+int sl_query_run_start(struct sl_store *store, int64_t run_id, int64_t *ret_start_ns);
+
+/* The CPUs of run_id's host: rows {cpu, online, core, llc, package, node} by cpu. */
+int sl_query_run_cpus_rows(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/* The newest run and its host: one row {run_id, hostname, kernel_release, boot_id, label,
+ * topo_json, topo_hash}; -ENOENT when the database has no run. */
+int sl_query_newest_run_host(struct sl_store *store, json_t **ret);
+
 /* The comparable history of a label on one topology (compare.c's history_features()): the
  * newest runs, at most limit, of workload label on hosts of topo_hash whose configuration
  * (kernel release, sched_features and preemption mode, joined by char(31) in cfg) has two
@@ -161,6 +171,12 @@ int sl_query_run_preemption_rows(struct sl_store *store, int64_t run_id, int64_t
 				 json_t **ret);
 
 struct sl_db_stream;
+struct sl_hist;
+
+/* The latency histograms of run_id's windows of group grp summed into *sum (zeroed by the
+ * caller); a histogram that does not decode is skipped. */
+int sl_query_run_latency(struct sl_store *store, int64_t run_id, const char *grp,
+			 struct sl_hist *sum);
 
 /* Which windows sl_query_windows_stream() reads. */
 struct sl_window_select {
@@ -195,6 +211,27 @@ struct sl_wakeup_select {
 /* run_id's wakeups (wakeups_v's columns and wall_ns) as JSON rows. */
 int sl_query_wakeups_rows(struct sl_store *store, int64_t run_id,
 			  const struct sl_wakeup_select *sel, json_t **ret);
+
+/*
+ * Wakeups per target CPU of run_id in [from, to): rows {cpu, wakeups, busy, idle,
+ * missed_idle} by cpu, only CPUs that got wakeups. From the per-minute cpu_counts when the
+ * run has them (*ret_minutes true: whole minutes that overlap the range), else from the
+ * per-wakeup rows (runs stored before schema 5; a scan).
+ */
+int sl_query_cpu_wakeups_rows(struct sl_store *store, int64_t run_id, int64_t from, int64_t to,
+			      bool *ret_minutes, json_t **ret);
+
+/* The lock-holder-preemption tables of the dashboard's LHP view. */
+enum sl_lhp_table {
+	SL_LHP_VICTIMS, /* by victim comm: preemptions, lhp, waiters, cost, hub preemptions */
+	SL_LHP_PREEMPTORS, /* the same by preemptor comm */
+	SL_LHP_HUBS, /* hub victims by pid: preemptions, delayed wakeups, cost, off time */
+	SL_LHP_LARGEST, /* the costliest preemptions */
+};
+
+/* Table t of run_id's preemptions with ts_ns in [from, to), at most limit rows. */
+int sl_query_lhp_rows(struct sl_store *store, int64_t run_id, enum sl_lhp_table t, int limit,
+		      int64_t from, int64_t to, json_t **ret);
 
 /* run_id's newest preemptions with ts_ns in [from, to), at most limit, newest first
  * (preemptions_v's columns). */
