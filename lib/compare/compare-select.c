@@ -14,16 +14,8 @@
 #include <string.h>
 
 #include "compare-local.h"
-#include "db-json.h"
 #include "error.h"
-
-#define RUN_COLS \
-	"SELECT r.id, r.kernel_release, r.workload, h.topo_hash FROM runs r JOIN hosts h ON h.id = r.host_id "
-
-struct run_info {
-	int64_t id;
-	char kernel[128], label[128], topo[32];
-};
+#include "store-query.h"
 
 void sl_cmp_note(struct sl_comparison *c, const char *fmt, ...)
 {
@@ -34,84 +26,6 @@ void sl_cmp_note(struct sl_comparison *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->notes[c->nr_notes++], sizeof(c->notes[0]), fmt, ap);
 	va_end(ap);
-}
-
-static void row_info(sqlite3_stmt *st, struct run_info *r)
-{
-	const char *k = (const char *)sqlite3_column_text(st, 1);
-	const char *l = (const char *)sqlite3_column_text(st, 2);
-	const char *t = (const char *)sqlite3_column_text(st, 3);
-
-	r->id = sqlite3_column_int64(st, 0);
-	snprintf(r->kernel, sizeof(r->kernel), "%s", k ? k : "");
-	snprintf(r->label, sizeof(r->label), "%s", l ? l : "");
-	snprintf(r->topo, sizeof(r->topo), "%s", t ? t : "");
-}
-
-static int run_by_id(sqlite3 *db, int64_t id, struct run_info *r)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, RUN_COLS "WHERE r.id = ?1", -1, &st, NULL) != SQLITE_OK)
-		return sl_db_error(db, "cannot read runs");
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		row_info(st, r);
-	sqlite3_finalize(st);
-	/* -ENOENT, not a usage error: the daemon answers an unknown id with 404 */
-	if (rc != SQLITE_ROW)
-		return sl_error(-ENOENT, "no run %" PRId64 " in the database", id);
-	return 0;
-}
-
-/* The newest run with the given kernel (NULL: any), label and topology (NULL: any). */
-static int newest_run(sqlite3 *db, const char *kernel, const char *label, const char *topo,
-		      struct run_info *r)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db,
-			       RUN_COLS
-			       "WHERE (?1 IS NULL OR r.kernel_release = ?1) AND "
-			       "(?2 IS NULL OR r.workload = ?2) AND "
-			       "(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sl_db_error(db, "cannot read runs");
-	sqlite3_bind_text(st, 1, kernel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		row_info(st, r);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -ENOENT;
-}
-
-/* The kernel of the newest run on another kernel than `not`, same label and topology. */
-static int previous_kernel(sqlite3 *db, const char * not, const char *label, const char *topo,
-			   char *buf, size_t size)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db,
-			       RUN_COLS
-			       "WHERE r.kernel_release <> ?1 AND "
-			       "(?2 IS NULL OR r.workload = ?2) AND "
-			       "(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sl_db_error(db, "cannot read runs");
-	sqlite3_bind_text(st, 1, not, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 1));
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -ENOENT;
 }
 
 static int push_run(struct sl_cmp_side *s, int64_t id)
@@ -125,24 +39,16 @@ static int push_run(struct sl_cmp_side *s, int64_t id)
 	return 0;
 }
 
-static int runs_of_kernel(sqlite3 *db, const char *kernel, const char *label, const char *topo,
-			  struct sl_cmp_side *s)
+static int push_run_cb(void *ctx, int64_t id)
 {
-	sqlite3_stmt *st;
-	int rc, err = 0;
+	return push_run(ctx, id);
+}
 
-	if (sqlite3_prepare_v2(db,
-			       RUN_COLS "WHERE r.kernel_release = ?1 AND "
-					"(?2 IS NULL OR r.workload = ?2) AND "
-					"(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sl_db_error(db, "cannot read runs");
-	sqlite3_bind_text(st, 1, kernel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		err = push_run(s, sqlite3_column_int64(st, 0));
-	sqlite3_finalize(st);
+static int runs_of_kernel(struct sl_store *store, const char *kernel, const char *label,
+			  const char *topo, struct sl_cmp_side *s)
+{
+	int err = sl_query_kernel_runs(store, kernel, label, topo, push_run_cb, s);
+
 	if (err)
 		return err;
 	if (!s->nr_runs)
@@ -165,19 +71,20 @@ static void describe(struct sl_cmp_side *s, bool by_kernel)
 }
 
 /* Run ids as given: every run must exist and, unless forced, share label and topology. */
-static int select_runs(sqlite3 *db, const struct sl_compare_opts *o, struct sl_comparison *c)
+static int select_runs(struct sl_store *store, const struct sl_compare_opts *o,
+		       struct sl_comparison *c)
 {
 	const int64_t *ids[2] = { o->baseline_runs, o->candidate_runs };
 	int nr[2] = { o->nr_baseline_runs, o->nr_candidate_runs }, err;
-	struct run_info ref, r;
+	struct sl_run_ident ref, r;
 
 	if (nr[0] <= 0 || nr[1] <= 0)
 		return sl_error(-SL_EUSAGE, "give runs for both the baseline and the candidate");
-	if ((err = run_by_id(db, ids[1][nr[1] - 1], &ref)))
+	if ((err = sl_query_run_ident(store, ids[1][nr[1] - 1], &ref)))
 		return err;
 	for (int s = 0; s < 2; s++) {
 		for (int i = 0; i < nr[s]; i++) {
-			if ((err = run_by_id(db, ids[s][i], &r)) ||
+			if ((err = sl_query_run_ident(store, ids[s][i], &r)) ||
 			    (err = push_run(&c->side[s], r.id)))
 				return err;
 			if (i == 0)
@@ -208,14 +115,15 @@ static int select_runs(sqlite3 *db, const struct sl_compare_opts *o, struct sl_c
 
 /* By kernel release; a missing candidate is the newest run's kernel, a missing baseline
  * the kernel recorded before it. */
-static int select_kernels(sqlite3 *db, const struct sl_compare_opts *o, struct sl_comparison *c)
+static int select_kernels(struct sl_store *store, const struct sl_compare_opts *o,
+			  struct sl_comparison *c)
 {
 	const char *label = o->label, *topo = NULL;
 	char base[128], cand[128];
-	struct run_info ref;
+	struct sl_run_ident ref;
 	int err;
 
-	err = newest_run(db, o->candidate_kernel, label, NULL, &ref);
+	err = sl_query_newest_run(store, o->candidate_kernel, label, NULL, &ref);
 	if (err == -ENOENT)
 		return sl_error(-SL_EUSAGE, "no runs%s%s%s%s%s",
 				o->candidate_kernel ? " of kernel '" : "",
@@ -232,7 +140,7 @@ static int select_kernels(sqlite3 *db, const struct sl_compare_opts *o, struct s
 	if (o->baseline_kernel) {
 		snprintf(base, sizeof(base), "%s", o->baseline_kernel);
 	} else {
-		err = previous_kernel(db, cand, label, topo, base, sizeof(base));
+		err = sl_query_previous_kernel(store, cand, label, topo, base, sizeof(base));
 		if (err == -ENOENT)
 			return sl_error(
 				-SL_EUSAGE,
@@ -246,8 +154,8 @@ static int select_kernels(sqlite3 *db, const struct sl_compare_opts *o, struct s
 		return sl_error(-SL_EUSAGE,
 				"baseline and candidate are both kernel '%s': compare runs by id",
 				base);
-	if ((err = runs_of_kernel(db, base, label, topo, &c->side[0])) ||
-	    (err = runs_of_kernel(db, cand, label, topo, &c->side[1])))
+	if ((err = runs_of_kernel(store, base, label, topo, &c->side[0])) ||
+	    (err = runs_of_kernel(store, cand, label, topo, &c->side[1])))
 		return err;
 	describe(&c->side[0], true);
 	describe(&c->side[1], true);
@@ -257,29 +165,6 @@ static int select_kernels(sqlite3 *db, const struct sl_compare_opts *o, struct s
 		sl_cmp_note(c, "compared runs of workload '%s' on topology %s only", c->label,
 			    c->topo_hash);
 	return 0;
-}
-
-/* The run's params (runs.params) into obj: key -> value, nothing if it has none. */
-static int run_params(sqlite3 *db, int64_t run, json_t *obj)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT j.key, j.value FROM runs r, json_each(r.params) j "
-			       "WHERE r.id = ?1 AND json_valid(r.params)",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sl_db_error(db, "cannot read runs.params");
-	sqlite3_bind_int64(st, 1, run);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(st, 0);
-		const char *v = (const char *)sqlite3_column_text(st, 1);
-
-		if (k && v)
-			json_object_set_new(obj, k, json_string(v));
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sl_db_error(db, "cannot read runs.params");
 }
 
 /* A run's value of a param, "-" if it has none. */
@@ -331,7 +216,7 @@ static void side_values(FILE *f, json_t *runs, const char *key)
  * workload and its options): "what was run differs: scale [1] vs [2]". The kernel is
  * what a comparison is usually about, so its params (kernel, kernel_package) are left out.
  */
-static int note_params(sqlite3 *db, struct sl_comparison *c)
+static int note_params(struct sl_store *store, struct sl_comparison *c)
 {
 	json_t *runs[2] = { json_array(), json_array() }, *keys = json_object(), *obj, *v;
 	const char *key;
@@ -348,7 +233,7 @@ static int note_params(sqlite3 *db, struct sl_comparison *c)
 		for (int r = 0; r < c->side[s].nr_runs && !err; r++) {
 			obj = json_object();
 			json_array_append_new(runs[s], obj);
-			err = run_params(db, c->side[s].runs[r], obj);
+			err = sl_query_run_params(store, c->side[s].runs[r], obj);
 			json_object_update(keys, obj);
 		}
 	if (err)
@@ -376,14 +261,14 @@ out:
 	return err;
 }
 
-int sl_cmp_select(sqlite3 *db, const struct sl_compare_opts *o, struct sl_comparison *c)
+int sl_cmp_select(struct sl_store *store, const struct sl_compare_opts *o, struct sl_comparison *c)
 {
 	int err;
 
 	if (o->nr_baseline_runs > 0 || o->nr_candidate_runs > 0)
-		err = select_runs(db, o, c);
+		err = select_runs(store, o, c);
 	else
-		err = select_kernels(db, o, c);
+		err = select_kernels(store, o, c);
 	if (err)
 		return err;
 	for (int i = 0; i < c->side[0].nr_runs; i++)
@@ -393,5 +278,5 @@ int sl_cmp_select(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 						"run %" PRId64
 						" is on both sides of the comparison",
 						c->side[0].runs[i]);
-	return note_params(db, c);
+	return note_params(store, c);
 }

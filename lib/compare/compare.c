@@ -21,6 +21,7 @@
 #include "compare-units-local.h"
 #include "error.h"
 #include "stats.h"
+#include "store-query.h"
 
 struct loaded {
 	struct group *g;
@@ -135,74 +136,50 @@ static int unit_add(struct unit *u, const struct sl_window_rec *w)
 	return 0;
 }
 
-/* Every counter (window-counters.h), so every metric's columns are there. */
-#define WIN_SQL                                                                                    \
-	"SELECT grp, start_ns, dur_ns" SL_WINDOW_COLUMNS ", lat_hist FROM windows WHERE run_id = " \
-	"?1 ORDER BY grp, start_ns"
+/* One run's windows going into side s of l (sl_query_run_windows()). */
+struct side_load {
+	const struct sl_compare_opts *o;
+	struct loaded *l;
+	int s;
+	int64_t run_id;
+	uint64_t first; /* start_ns of the current group's first window */
+	char cur[SL_GROUP_LEN]; /* the current group */
+};
 
-/* Reads one window row of WIN_SQL into w. */
-static int read_window(sqlite3_stmt *st, struct sl_window_rec *w)
+static int load_window(void *ctx, const struct sl_window_rec *w)
 {
-	int c = 1;
+	struct side_load *sl = ctx;
+	const struct sl_compare_opts *o = sl->o;
+	struct group *g;
+	struct unit *u;
+	int err;
 
-	w->start_ns = (uint64_t)sqlite3_column_int64(st, c++);
-	w->dur_ns = (uint64_t)sqlite3_column_int64(st, c++);
-	for (int i = 0; i < SL_WIN_NR; i++)
-		SL_WIN_VALUE(w, i) = (uint64_t)sqlite3_column_int64(st, c++);
-	return sl_hist_decode(sqlite3_column_blob(st, c), (size_t)sqlite3_column_bytes(st, c),
-			      &w->latency);
+	if (!w->dur_ns)
+		return 0;
+	if (strcmp(sl->cur, w->grp)) {
+		snprintf(sl->cur, sizeof(sl->cur), "%s", w->grp);
+		sl->first = w->start_ns;
+	}
+	if (!(g = find_group(sl->l, w->grp)) ||
+	    !(u = find_unit(&g->side[sl->s], sl->run_id,
+			    o->segment_ns ? (w->start_ns - sl->first) / o->segment_ns : 0)))
+		return -ENOMEM;
+	if ((err = unit_add(u, w)))
+		return err;
+	g->side[sl->s].windows++;
+	return 0;
 }
 
-static int load_side(sqlite3 *db, const struct sl_compare_opts *o, struct sl_cmp_side *side, int s,
-		     struct loaded *l)
+static int load_side(struct sl_store *store, const struct sl_compare_opts *o,
+		     struct sl_cmp_side *side, int s, struct loaded *l)
 {
-	struct sl_window_rec *w = malloc(sizeof(*w));
-	sqlite3_stmt *st = NULL;
-	int err = 0, rc;
+	int err = 0;
 
-	if (!w)
-		return -ENOMEM;
-	if (sqlite3_prepare_v2(db, WIN_SQL, -1, &st, NULL) != SQLITE_OK) {
-		err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
-		goto out;
-	}
 	for (int r = 0; r < side->nr_runs && !err; r++) {
-		uint64_t first = 0;
-		char cur[SL_GROUP_LEN] = "";
+		struct side_load sl = { .o = o, .l = l, .s = s, .run_id = side->runs[r] };
 
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, side->runs[r]);
-		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-			const char *grp = (const char *)sqlite3_column_text(st, 0);
-			struct group *g;
-			struct unit *u;
-
-			memset(w, 0, sizeof(*w));
-			if ((err = read_window(st, w)))
-				break;
-			if (!grp || !w->dur_ns)
-				continue;
-			if (strcmp(cur, grp)) {
-				snprintf(cur, sizeof(cur), "%.*s", SL_GROUP_LEN - 1, grp);
-				first = w->start_ns;
-			}
-			if (!(g = find_group(l, grp)) ||
-			    !(u = find_unit(&g->side[s], side->runs[r],
-					    o->segment_ns ? (w->start_ns - first) / o->segment_ns :
-							    0))) {
-				err = -ENOMEM;
-				break;
-			}
-			if ((err = unit_add(u, w)))
-				break;
-			g->side[s].windows++;
-		}
-		if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
-			err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
+		err = sl_query_run_windows(store, side->runs[r], load_window, &sl);
 	}
-out:
-	sqlite3_finalize(st);
-	free(w);
 	return err;
 }
 
@@ -465,11 +442,11 @@ static bool on_a_side(const struct sl_comparison *c, int64_t id)
 }
 
 /* The features of one configuration's runs: every group and metric with two or more runs. */
-static int config_features(sqlite3 *db, const struct sl_compare_opts *o, struct sl_cmp_side *side,
-			   struct features *fs)
+static int config_features(struct sl_store *store, const struct sl_compare_opts *o,
+			   struct sl_cmp_side *side, struct features *fs)
 {
 	struct loaded l = { 0 };
-	int err = load_side(db, o, side, 0, &l);
+	int err = load_side(store, o, side, 0, &l);
 
 	for (int i = 0; i < l.nr && !err; i++) {
 		const struct group *g = &l.g[i];
@@ -518,68 +495,62 @@ static int config_features(sqlite3 *db, const struct sl_compare_opts *o, struct 
  * set are not (a feature toggle is a change, not noise). None with --force (no label or
  * topology to match) or with segments.
  */
-static int history_features(sqlite3 *db, const struct sl_compare_opts *o,
+/* The history's runs as they come (sl_query_history_runs()), one configuration at a time. */
+struct hist_load {
+	struct sl_store *store;
+	const struct sl_compare_opts *o; /* with segment_ns = 0 */
+	const struct sl_comparison *c;
+	struct features *fs;
+	struct sl_cmp_side side; /* the current configuration's runs */
+	char *cur; /* the current configuration */
+	int taken;
+};
+
+static int history_run(void *ctx, int64_t id, const char *k)
+{
+	struct hist_load *h = ctx;
+	int64_t *p;
+	int err = 0;
+
+	if (on_a_side(h->c, id) || !k)
+		return 0;
+	if (!h->cur || strcmp(h->cur, k)) {
+		if (h->side.nr_runs >= 2)
+			err = config_features(h->store, h->o, &h->side, h->fs);
+		h->side.nr_runs = 0;
+		free(h->cur);
+		if (!(h->cur = strdup(k)))
+			return -ENOMEM;
+	}
+	if (err || h->taken >= h->o->history_runs)
+		return err;
+	if (!(p = realloc(h->side.runs, sizeof(*p) * (h->side.nr_runs + 1))))
+		return -ENOMEM;
+	h->side.runs = p;
+	h->side.runs[h->side.nr_runs++] = id;
+	h->taken++;
+	return 0;
+}
+
+static int history_features(struct sl_store *store, const struct sl_compare_opts *o,
 			    const struct sl_comparison *c, struct features *fs)
 {
 	struct sl_compare_opts ho = *o;
-	struct sl_cmp_side side = { 0 };
-	char *cur = NULL;
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE, err = 0, taken = 0;
+	struct hist_load h = { .store = store, .o = &ho, .c = c, .fs = fs };
+	int err;
 
 	/* segments of one run vary more than whole runs: the history's variance would
 	 * understate theirs */
-	if (!db || o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
+	if (!store || o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
 		return 0;
 	ho.segment_ns = 0;
-	/* cfg: the configuration as one string (unit separators between its parts); n: its
-	 * comparable runs */
-	if (sqlite3_prepare_v2(db,
-			       "WITH c AS (SELECT r.id, r.kernel_release || char(31) || "
-			       "coalesce(r.sched_features, '') || char(31) || "
-			       "coalesce(r.preempt_mode, '') AS cfg FROM runs r JOIN hosts h "
-			       "ON h.id = r.host_id WHERE r.workload = ?1 AND h.topo_hash = ?2), "
-			       "n AS (SELECT id, cfg, count(*) OVER (PARTITION BY cfg) AS n FROM c) "
-			       "SELECT id, cfg FROM (SELECT id, cfg FROM n WHERE n >= 2 "
-			       "ORDER BY id DESC LIMIT ?3) ORDER BY cfg, id",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, c->label, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, c->topo_hash, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, o->history_runs + c->side[0].nr_runs + c->side[1].nr_runs);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0), *p;
-		const char *k = (const char *)sqlite3_column_text(st, 1);
-
-		if (on_a_side(c, id) || !k)
-			continue;
-		if (!cur || strcmp(cur, k)) {
-			if (side.nr_runs >= 2)
-				err = config_features(db, &ho, &side, fs);
-			side.nr_runs = 0;
-			free(cur);
-			if (!(cur = strdup(k))) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-		if (err || taken >= o->history_runs)
-			continue;
-		if (!(p = realloc(side.runs, sizeof(*p) * (side.nr_runs + 1)))) {
-			err = -ENOMEM;
-			break;
-		}
-		side.runs = p;
-		side.runs[side.nr_runs++] = id;
-		taken++;
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	if (!err && side.nr_runs >= 2)
-		err = config_features(db, &ho, &side, fs);
-	free(side.runs);
-	free(cur);
+	err = sl_query_history_runs(store, c->label, c->topo_hash,
+				    o->history_runs + c->side[0].nr_runs + c->side[1].nr_runs,
+				    history_run, &h);
+	if (!err && h.side.nr_runs >= 2)
+		err = config_features(store, &ho, &h.side, fs);
+	free(h.side.runs);
+	free(h.cur);
 	return err;
 }
 
@@ -711,7 +682,7 @@ static void judge(const struct sl_compare_opts *o, struct sl_comparison *c, bool
  * two families' adjustments (Holm for the primary, Benjamini-Hochberg for the secondary),
  * then the verdicts.
  */
-static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_comparison *c)
+static int decide(struct sl_store *store, const struct sl_compare_opts *o, struct sl_comparison *c)
 {
 	size_t n = c->nr_findings ? c->nr_findings : 1;
 	double *p[2] = { malloc(sizeof(double) * n), malloc(sizeof(double) * n) };
@@ -728,7 +699,7 @@ static int decide(sqlite3 *db, const struct sl_compare_opts *o, struct sl_compar
 		if (c->findings[i].verdict != SL_V_INSUFFICIENT)
 			err = add_feature(&fs, c->findings[i].s2, c->findings[i].d,
 					  c->findings[i].v);
-	if (err || (err = history_features(db, o, c, &fs)))
+	if (err || (err = history_features(store, o, c, &fs)))
 		goto out;
 	c->prior_features = (int)fs.n;
 	sl_stats_fit_prior(fs.r, fs.d, fs.n, &c->prior_s02, &c->prior_d0);
@@ -879,10 +850,10 @@ static int check_opts(const struct sl_compare_opts *o)
 }
 
 /*
- * The tests over loaded windows: every group, then the verdicts and the summary. db is
+ * The tests over loaded windows: every group, then the verdicts and the summary. store is
  * read only for the history of comparable runs, which needs c->topo_hash: NULL without.
  */
-static int test_loaded(sqlite3 *db, const struct sl_compare_opts *opts, struct loaded *l,
+static int test_loaded(struct sl_store *store, const struct sl_compare_opts *opts, struct loaded *l,
 		       struct sl_comparison *c)
 {
 	const struct sl_compare_opts o = *opts;
@@ -922,7 +893,7 @@ static int test_loaded(sqlite3 *db, const struct sl_compare_opts *opts, struct l
 	if (skipped)
 		sl_cmp_note(c, "%d group%s with fewer than %zu windows on a side not compared",
 			    skipped, skipped == 1 ? "" : "s", o.min_windows);
-	if (err || (err = decide(db, &o, c)))
+	if (err || (err = decide(store, &o, c)))
 		return err;
 	/* groups asked for by name that no side has: nothing was compared, so nothing is
 	 * "equivalent" (the dashboard once said "no change" for a misspelt group) */
@@ -951,18 +922,18 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 	struct sl_compare_opts o = *opts;
 	struct sl_comparison *c = calloc(1, sizeof(*c));
 	struct loaded l = { 0 };
-	sqlite3 *db = sl_store_db(store);
 	int err;
 
 	if (!c)
 		return -ENOMEM;
 	c->id = -1;
-	if ((err = check_opts(&o)) || (err = sl_cmp_select(db, &o, c)) ||
-	    (err = load_side(db, &o, &c->side[0], 0, &l)) ||
-	    (err = load_side(db, &o, &c->side[1], 1, &l)) || (err = test_loaded(db, &o, &l, c)))
+	if ((err = check_opts(&o)) || (err = sl_cmp_select(store, &o, c)) ||
+	    (err = load_side(store, &o, &c->side[0], 0, &l)) ||
+	    (err = load_side(store, &o, &c->side[1], 1, &l)) ||
+	    (err = test_loaded(store, &o, &l, c)))
 		goto fail;
 	free_loaded(&l);
-	if (o.store && (err = sl_cmp_store(db, c)))
+	if (o.store && (err = sl_cmp_store(store, c)))
 		goto fail_stored;
 	*ret = c;
 	return 0;

@@ -14,8 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "error.h"
 #include "import-dat.h"
 #include "import-text.h"
@@ -381,40 +379,19 @@ static int text_has_waking(const char *path, bool *ret)
  * that schema 3 stored here are raw facts now, stored by the session for every run.) */
 static int mark_run(struct imp *m, int64_t run_id, bool complete, const char *error)
 {
+	struct sl_run_import imp = {
+		.complete = complete,
+		.waker_from_wakeup = m->res->waker_from_wakeup,
+		.path = m->o->path,
+		.error = error,
+		.skipped_lines = m->res->skipped_lines,
+	};
 	struct sl_store *st = NULL;
-	sqlite3_stmt *q = NULL;
-	sqlite3 *db;
 	int err = sl_store_open(m->o->db_path, 0, &st);
 
 	if (err < 0)
 		return err;
-	db = sl_store_db(st);
-	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-	if (sqlite3_prepare_v2(db,
-			       "UPDATE runs SET complete = ?, waker_from_wakeup = ?, import_path = "
-			       "?, import_error = ?, skipped_lines = ? WHERE id = ?",
-			       -1, &q, NULL) != SQLITE_OK)
-		goto db_fail;
-	sqlite3_bind_int(q, 1, complete);
-	sqlite3_bind_int(q, 2, m->res->waker_from_wakeup);
-	sqlite3_bind_text(q, 3, m->o->path, -1, SQLITE_TRANSIENT);
-	if (error)
-		sqlite3_bind_text(q, 4, error, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(q, 5, (int64_t)m->res->skipped_lines);
-	sqlite3_bind_int64(q, 6, run_id);
-	if (sqlite3_step(q) != SQLITE_DONE)
-		goto db_fail;
-	sqlite3_finalize(q);
-	q = NULL;
-	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		goto db_fail;
-	sl_store_close(st);
-	return 0;
-db_fail:
-	err = sl_error(-SL_EDB, "'%s': cannot mark run %lld: %s", m->o->db_path, (long long)run_id,
-		       sqlite3_errmsg(db));
-	sqlite3_finalize(q);
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	err = sl_store_run_set_import(st, run_id, &imp);
 	sl_store_close(st);
 	return err;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Queries behind the HTTP API. Every statement is a constant string with bound
- * parameters; the only text chosen at run time is a column name, and only from the
- * constant whitelist sl_api_window_metrics. Rows become JSON objects keyed by column name
+ * The HTTP API's answers, over the query layer (store-query.h): argument checks here, SQL
+ * there. Every statement is a constant string with bound parameters; the only text chosen
+ * at run time is a column name, and only from the constant whitelist
+ * sl_api_window_metrics. Rows become JSON objects keyed by column name
  * (integers stay integers, NULL stays null), so the schemas in schema/api/ follow the SQL.
  */
 #include <errno.h>
@@ -10,13 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "api.h"
-#include "db-json.h"
 #include "error.h"
 #include "metrics.h"
 #include "records.h"
+#include "store-query.h"
 
 #define NAME(f, ID, doc, prom) #f,
 #define NAME_E(idx, sfx, SFX, prefix) #prefix "_" #sfx,
@@ -29,20 +28,6 @@ const char *const sl_api_window_metrics[] = {
 	"lat_p99_ns",
 	NULL,
 };
-
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
-		return sl_db_error(db, "cannot prepare query");
-	return 0;
-}
-
-#define RUN_COLUMNS                                                                           \
-	"r.id, h.hostname, h.topo_hash, r.kernel_release, r.kernel_version, r.preempt_mode, " \
-	"r.workload AS label, r.source, r.boot_id, r.trace_clock, r.nr_cpus, "                \
-	"r.recorder_version, r.start_wall, r.end_wall, r.start_ns, r.end_ns, r.events, "      \
-	"r.lost_events, r.has_gaps, r.dropped_rows, r.complete, r.import_error, "             \
-	"r.skipped_lines, json(r.params) AS params, " SL_RUN_STATUS_SQL " AS status "
 
 /* runs.params is JSON text in the database: an object (or null) in the API's rows. */
 static void params_as_object(json_t *rows)
@@ -60,89 +45,16 @@ static void params_as_object(json_t *rows)
 
 int sl_api_runs(struct sl_store *store, int limit, json_t **ret)
 {
-	sqlite3 *db = sl_store_db(store);
-	sqlite3_stmt *st;
 	json_t *arr;
 	int err;
 
 	if (limit < 1 || limit > 1000)
 		return sl_error(-SL_EUSAGE, "limit must be 1..1000");
-	if ((err = prepare(db,
-			   "SELECT " RUN_COLUMNS
-			   "FROM runs r LEFT JOIN hosts h ON h.id = r.host_id "
-			   "ORDER BY r.id DESC LIMIT ?1",
-			   &st)))
+	if ((err = sl_query_runs_rows(store, limit, &arr)))
 		return err;
-	sqlite3_bind_int(st, 1, limit);
-	arr = json_array();
-	err = arr ? sl_db_rows_into(db, st, arr, "cannot list runs") : -ENOMEM;
-	sqlite3_finalize(st);
-	if (err) {
-		json_decref(arr);
-		return err;
-	}
 	params_as_object(arr);
 	*ret = json_pack("{s:o}", "runs", arr);
 	return *ret ? 0 : -ENOMEM;
-}
-
-static int run_exists(sqlite3 *db, int64_t run_id)
-{
-	sqlite3_stmt *st;
-	int err, rc;
-
-	if ((err = prepare(db, "SELECT 1 FROM runs WHERE id = ?1", &st)))
-		return err;
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc == SQLITE_DONE)
-		return sl_error(-ENOENT, "no run %lld", (long long)run_id);
-	return sl_db_error(db, "cannot read runs");
-}
-
-/* Appends the rows of a one-parameter (run id) query to a new array. */
-/*
- * Runs sql with ?1 = run_id and, if it has them, ?2 = arg2, ?3 and ?4 = a span's bounds (a
- * statement may skip ?2: SQLite numbers parameters by their ?NNN).
- */
-static int query_span(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg2,
-		      const struct sl_api_span *span, json_t **ret)
-{
-	sqlite3_stmt *st;
-	json_t *arr = json_array();
-	int64_t from, to;
-	int err;
-
-	if (!arr)
-		return -ENOMEM;
-	if ((err = prepare(db, sql, &st))) {
-		json_decref(arr);
-		return err;
-	}
-	sl_api_span_bounds(span, &from, &to);
-	sqlite3_bind_int64(st, 1, run_id);
-	if (sqlite3_bind_parameter_count(st) >= 2)
-		sqlite3_bind_int64(st, 2, arg2);
-	if (sqlite3_bind_parameter_count(st) >= 4) {
-		sqlite3_bind_int64(st, 3, from);
-		sqlite3_bind_int64(st, 4, to);
-	}
-	err = sl_db_rows_into(db, st, arr, "cannot read the run");
-	sqlite3_finalize(st);
-	if (err) {
-		json_decref(arr);
-		return err;
-	}
-	*ret = arr;
-	return 0;
-}
-
-static int query_run(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg2, json_t **ret)
-{
-	return query_span(db, sql, run_id, arg2, NULL, ret);
 }
 
 void sl_api_span_bounds(const struct sl_api_span *span, int64_t *from, int64_t *to)
@@ -153,29 +65,14 @@ void sl_api_span_bounds(const struct sl_api_span *span, int64_t *from, int64_t *
 
 int sl_api_run(struct sl_store *store, int64_t run_id, json_t **ret)
 {
-	sqlite3 *db = sl_store_db(store);
 	json_t *rows, *groups, *run;
 	int err;
 
-	if ((err = run_exists(db, run_id)))
-		return err;
-	if ((err = query_run(db,
-			     "SELECT " RUN_COLUMNS ", r.cmdline, "
-			     "(SELECT COUNT(*) FROM windows w WHERE w.run_id = r.id AND w.grp = '*')"
-			     " AS windows, "
-			     "(SELECT MIN(start_ns) FROM windows w WHERE w.run_id = r.id AND "
-			     "w.grp = '*') AS first_window_ns, "
-			     "(SELECT MAX(start_ns) FROM windows w WHERE w.run_id = r.id AND "
-			     "w.grp = '*') AS last_window_ns "
-			     "FROM runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?1",
-			     run_id, 0, &rows)))
+	if ((err = sl_query_run_exists(store, run_id)) ||
+	    (err = sl_query_run_rows(store, run_id, &rows)))
 		return err;
 	params_as_object(rows);
-	if ((err = query_run(db,
-			     "SELECT grp AS name, COUNT(*) AS windows, SUM(wakeups) AS wakeups, "
-			     "SUM(switches) AS switches FROM windows WHERE run_id = ?1 "
-			     "GROUP BY grp ORDER BY (grp <> '*'), SUM(wakeups) + SUM(switches) DESC",
-			     run_id, 0, &groups))) {
+	if ((err = sl_query_run_groups_rows(store, run_id, &groups))) {
 		json_decref(rows);
 		return err;
 	}
@@ -200,63 +97,28 @@ static const char *metric_column(const char *name)
 int sl_api_windows(struct sl_store *store, int64_t run_id, const struct sl_api_window_query *q,
 		   struct sl_db_stream **ret)
 {
-	sqlite3 *db = sl_store_db(store);
-	const char *grp = q->group ? q->group : "*", *col = NULL;
-	int limit = q->limit ? q->limit : 1000;
-	char sql[4096];
-	sqlite3_stmt *st;
+	struct sl_window_select sel = {
+		.grp = q->group ? q->group : "*",
+		.metrics = sl_api_window_metrics,
+		.from = (int64_t)(q->from_ns > INT64_MAX ? INT64_MAX : q->from_ns),
+		.to = q->to_ns && q->to_ns < INT64_MAX ? (int64_t)q->to_ns : INT64_MAX,
+		.step = (int64_t)(q->step_ns > INT64_MAX ? INT64_MAX : q->step_ns),
+		.limit = q->limit ? q->limit : 1000,
+	};
 	json_t *head;
 	int err;
 
-	if (limit < 1 || limit > 100000)
+	if (sel.limit < 1 || sel.limit > 100000)
 		return sl_error(-SL_EUSAGE, "limit must be 1..100000");
-	if (q->metric && !(col = metric_column(q->metric)))
+	if (q->metric && !(sel.col = metric_column(q->metric)))
 		return sl_error(-SL_EUSAGE, "unknown metric (see the windows schema)");
 	if (q->to_ns && q->to_ns <= q->from_ns)
 		return sl_error(-SL_EUSAGE, "'to' must be greater than 'from'");
-	if ((err = run_exists(db, run_id)))
+	if ((err = sl_query_run_exists(store, run_id)))
 		return err;
-	/* col and the metric names are the constant names above, never client text */
-	if (q->step_ns) {
-		size_t n = (size_t)snprintf(sql, sizeof(sql),
-					    "SELECT %sMIN(start_ns) AS start_ns, "
-					    "SUM(dur_ns) AS dur_ns, COUNT(*) AS windows",
-					    col ? "" : "run_id, grp, ");
-
-		for (int i = 0; sl_api_window_metrics[i] && n < sizeof(sql); i++) {
-			const char *m = sl_api_window_metrics[i];
-
-			if (col && m != col)
-				continue;
-			n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", %s(%s) AS %s",
-					      strncmp(m, "lat_p", 5) ? "SUM" : "MAX", m, m);
-		}
-		if (n < sizeof(sql))
-			snprintf(sql + n, sizeof(sql) - n,
-				 " FROM windows WHERE run_id = ?1 AND grp = ?2 AND start_ns >= ?3 "
-				 "AND start_ns < ?4 GROUP BY windows.start_ns / ?6 "
-				 "ORDER BY MIN(windows.start_ns) LIMIT ?5");
-	} else {
-		snprintf(
-			sql, sizeof(sql),
-			"SELECT %s%s FROM windows WHERE run_id = ?1 AND grp = ?2 AND start_ns >= ?3 "
-			"AND start_ns < ?4 ORDER BY start_ns LIMIT ?5",
-			col ? "start_ns, dur_ns, " : "*", col ? col : "");
-	}
-	if ((err = prepare(db, sql, &st)))
-		return err;
-	if (q->step_ns)
-		sqlite3_bind_int64(st, 6,
-				   (int64_t)(q->step_ns > INT64_MAX ? INT64_MAX : q->step_ns));
-	sqlite3_bind_int64(st, 1, run_id);
-	/* copied: the stream outlives the request's strings */
-	sqlite3_bind_text(st, 2, grp, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, (int64_t)(q->from_ns > INT64_MAX ? INT64_MAX : q->from_ns));
-	sqlite3_bind_int64(st, 4, q->to_ns && q->to_ns < INT64_MAX ? (int64_t)q->to_ns : INT64_MAX);
-	sqlite3_bind_int(st, 5, limit + 1);
-	head = json_pack("{s:I, s:s, s:s?, s:I}", "run_id", (json_int_t)run_id, "group", grp,
-			 "metric", col, "step_ns", (json_int_t)q->step_ns);
-	return sl_db_stream_new(st, head, "windows", (size_t)limit, ret);
+	head = json_pack("{s:I, s:s, s:s?, s:I}", "run_id", (json_int_t)run_id, "group", sel.grp,
+			 "metric", sel.col, "step_ns", (json_int_t)q->step_ns);
+	return sl_query_windows_stream(store, run_id, &sel, head, ret);
 }
 
 static double row_column(void *row, const char *col)
@@ -275,31 +137,11 @@ double sl_api_row_metric(json_t *row, const char *metric)
 
 int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret)
 {
-	sqlite3 *db = sl_store_db(store);
 	json_t *groups;
 	int err;
 
-	if ((err = run_exists(db, run_id)))
-		return err;
-	if ((err = query_run(
-		     db,
-		     "SELECT grp AS name, SUM(wakeups) AS wakeups, SUM(wakeups_new) AS wakeups_new, "
-		     "SUM(prev_same) AS prev_same, SUM(prev_smt) AS prev_smt, "
-		     "SUM(prev_llc) AS prev_llc, SUM(prev_package) AS prev_package, "
-		     "SUM(prev_remote) AS prev_remote, SUM(prev_unknown) AS prev_unknown, "
-		     "SUM(waker_same) AS waker_same, SUM(waker_smt) AS waker_smt, "
-		     "SUM(waker_llc) AS waker_llc, SUM(waker_package) AS waker_package, "
-		     "SUM(waker_remote) AS waker_remote, SUM(waker_unknown) AS waker_unknown, "
-		     "SUM(state_idle) AS state_idle, SUM(state_busy) AS state_busy, "
-		     "SUM(state_claimed) AS state_claimed, SUM(state_unknown) AS state_unknown, "
-		     "SUM(missed_idle) AS missed_idle, SUM(missed_smt) AS missed_smt, "
-		     "SUM(stacked) AS stacked, SUM(migrations) AS migrations, "
-		     "SUM(policy_known) AS policy_known, SUM(pol_prev_idle) AS pol_prev_idle, "
-		     "SUM(pol_affine) AS pol_affine, SUM(pol_llc_scan) AS pol_llc_scan, "
-		     "SUM(pol_buddy) AS pol_buddy, SUM(pol_smt_first) AS pol_smt_first "
-		     "FROM windows WHERE run_id = ?1 GROUP BY grp "
-		     "ORDER BY (grp <> '*'), SUM(wakeups) DESC",
-		     run_id, 0, &groups)))
+	if ((err = sl_query_run_exists(store, run_id)) ||
+	    (err = sl_query_run_placement_rows(store, run_id, &groups)))
 		return err;
 	for (size_t i = 0; i < json_array_size(groups); i++) {
 		json_t *g = json_array_get(groups, i);
@@ -316,34 +158,17 @@ int sl_api_placement(struct sl_store *store, int64_t run_id, json_t **ret)
 int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit,
 		       const struct sl_api_span *span, json_t **ret)
 {
-	sqlite3 *db = sl_store_db(store);
 	json_t *groups, *recent;
+	int64_t from, to;
 	int err;
 
 	if (limit < 0 || limit > 1000)
 		return sl_error(-SL_EUSAGE, "limit must be 0..1000");
-	if ((err = run_exists(db, run_id)))
+	sl_api_span_bounds(span, &from, &to);
+	if ((err = sl_query_run_exists(store, run_id)) ||
+	    (err = sl_query_run_preemption_rows(store, run_id, from, to, &groups)))
 		return err;
-	if ((err = query_span(
-		     db,
-		     "SELECT grp AS name, SUM(switches) AS switches, "
-		     "SUM(preempt_wakeup) AS preempt_wakeup, SUM(preempt_tick) AS preempt_tick, "
-		     "SUM(preempt_same_group) AS same_group, SUM(lhp_count) AS lhp, "
-		     "SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(hub_preemptions) AS hub_preemptions, "
-		     "SUM(spin_count) AS spin_lhp, SUM(spin_cost_ns) AS spin_cost_ns, "
-		     "SUM(dur_ns) AS dur_ns FROM windows WHERE run_id = ?1 AND start_ns >= ?3 "
-		     "AND start_ns < ?4 GROUP BY grp "
-		     "ORDER BY (grp <> '*'), SUM(preempt_wakeup + preempt_tick) DESC",
-		     run_id, 0, span, &groups)))
-		return err;
-	/* newest rows: the per-event table has no index, the rowid order is time order */
-	if ((err = query_span(
-		     db,
-		     "SELECT ts_ns, cpu, victim_pid, victim_comm, victim_grp, preemptor_pid, "
-		     "preemptor_comm, preemptor_grp, cause, off_ns, same_group, hub, waiters, "
-		     "lhp_cost_ns, delayed_wakeups, censored FROM preemptions_v "
-		     "WHERE run_id = ?1 AND ts_ns >= ?3 AND ts_ns < ?4 ORDER BY ts_ns DESC LIMIT ?2",
-		     run_id, limit, span, &recent))) {
+	if ((err = sl_query_recent_preemptions_rows(store, run_id, limit, from, to, &recent))) {
 		json_decref(groups);
 		return err;
 	}
@@ -354,31 +179,14 @@ int sl_api_preemptions(struct sl_store *store, int64_t run_id, int limit,
 
 int sl_api_findings(struct sl_store *store, int limit, bool flagged_only, json_t **ret)
 {
-	sqlite3 *db = sl_store_db(store);
 	json_t *comps, *finds;
 	int err;
 
 	if (limit < 1 || limit > 100)
 		return sl_error(-SL_EUSAGE, "limit must be 1..100");
-	if ((err = query_run(db,
-			     "SELECT id, created_wall, baseline, candidate, verdict, summary, "
-			     "(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
-			     "f.verdict = 'inconclusive') AS inconclusive, "
-			     "(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
-			     "f.verdict = 'equivalent') AS equivalent "
-			     "FROM comparisons c ORDER BY id DESC LIMIT ?1",
-			     limit, 0, &comps)))
+	if ((err = sl_query_recent_comparisons_rows(store, limit, &comps)))
 		return err;
-	if ((err = query_run(db,
-			     "SELECT f.comparison_id, f.metric, f.grp AS \"group\", f.polarity, "
-			     "f.baseline_value, f.candidate_value, f.delta, f.rel_change, f.ci_low, "
-			     "f.ci_high, f.p_value, f.p_adjusted, f.verdict, f.explanation, "
-			     "f.family, f.df, f.margin, f.severity, f.runs_needed "
-			     "FROM findings f WHERE f.comparison_id IN "
-			     "(SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
-			     "AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "
-			     "ORDER BY f.comparison_id DESC, f.id",
-			     limit, flagged_only, &finds))) {
+	if ((err = sl_query_recent_findings_rows(store, limit, flagged_only, &finds))) {
 		json_decref(comps);
 		return err;
 	}
@@ -423,28 +231,7 @@ json_t *sl_api_status_json(const struct sl_api_status *s)
 int sl_api_previous_kernel(struct sl_store *store, int64_t run_id, char *buf, size_t size,
 			   bool *found)
 {
-	sqlite3 *db = sl_store_db(store);
-	sqlite3_stmt *st;
-	int err, rc;
-
-	*found = false;
-	if ((err = prepare(db,
-			   "SELECT p.kernel_release FROM runs c JOIN hosts hc ON hc.id = c.host_id, "
-			   "runs p JOIN hosts hp ON hp.id = p.host_id "
-			   "WHERE c.id = ?1 AND p.id < c.id AND p.workload = c.workload "
-			   "AND hp.topo_hash = hc.topo_hash ORDER BY p.id DESC LIMIT 1",
-			   &st)))
-		return err;
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
-		*found = true;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sl_db_error(db, "cannot read runs");
-	return 0;
+	return sl_query_run_before_kernel(store, run_id, buf, size, found);
 }
 
 /* The windows columns whose sums make metric column c, as a JSON array of names. */

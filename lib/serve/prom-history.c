@@ -1,38 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The history of /metrics from a database (prom-history.h): the windows of every run are
- * replayed, in the order their wall-clock ends fall, through the same counter table the
- * daemon exports (metrics-prom.c), one table per host, and each table is written out,
- * stamped, after each window of its host.
+ * replayed, in the order their wall-clock ends fall (sl_query_windows_by_end()), through
+ * the same counter table the daemon exports (metrics-prom.c), one table per host, and
+ * each table is written out, stamped, after each window of its host.
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "metrics-prom.h"
 #include "prom-history.h"
-#include "window-counters.h"
+#include "store-query.h"
 
 #define MAX_HOSTS 64
-
-/*
- * A window's wall-clock end: the run's start_wall plus its offset on the trace clock. The
- * run's values come from subqueries: runs has columns of the counters' names too.
- */
-#define RUN_OF_W "FROM runs r WHERE r.id = windows.run_id"
-#define HIST_SQL                                                                            \
-	"SELECT (SELECT h.hostname FROM runs r JOIN hosts h ON h.id = r.host_id "           \
-	"WHERE r.id = windows.run_id), "                                                    \
-	"(SELECT r.kernel_release " RUN_OF_W "), grp, "                                     \
-	"(SELECT r.start_wall - coalesce(r.start_ns, 0) " RUN_OF_W ") + start_ns + dur_ns " \
-	"AS end_wall, dur_ns" SL_WINDOW_COLUMNS ", lat_hist FROM windows WHERE dur_ns > 0 " \
-	"ORDER BY end_wall, 1"
 
 struct host_tab {
 	char name[128];
 	struct sl_prom *p;
+};
+
+struct hist {
+	const char *host; /* the label for every window, or NULL: the run's hostname */
+	FILE *out;
+	struct host_tab *tabs;
+	int nr;
+	struct sl_prom *pending; /* the table whose instant is not written yet */
+	uint64_t pending_wall;
+	size_t instants;
 };
 
 static struct sl_prom *host_table(struct host_tab *t, int *nr, const char *name)
@@ -48,78 +44,53 @@ static struct sl_prom *host_table(struct host_tab *t, int *nr, const char *name)
 	return t[(*nr)++].p;
 }
 
+static int on_window(void *ctx, const char *hostname, const char *kernel, uint64_t wall,
+		     const struct sl_window_rec *w)
+{
+	struct hist *hs = ctx;
+	const char *h = hs->host ? hs->host : hostname;
+	struct sl_prom *p;
+
+	if (!h)
+		return 0;
+	if (!(p = host_table(hs->tabs, &hs->nr, h)))
+		return sl_error(-ENOMEM, "more than %d hosts, or out of memory", MAX_HOSTS);
+	/* a host's instant is written once all its windows ending then are counted */
+	if (hs->pending && (hs->pending != p || hs->pending_wall / 1000000 != wall / 1000000)) {
+		sl_prom_render_history(hs->pending, hs->out, hs->pending_wall);
+		hs->instants++;
+	}
+	sl_prom_add_window(p, kernel, w);
+	hs->pending = p;
+	hs->pending_wall = wall;
+	return 0;
+}
+
 int sl_prom_history_write(struct sl_store *store, const char *host, FILE *out, size_t *ret_instants)
 {
-	sqlite3 *db = sl_store_db(store);
-	struct host_tab *tabs = calloc(MAX_HOSTS, sizeof(*tabs));
-	struct sl_window_rec *w = malloc(sizeof(*w));
-	struct sl_prom *pending = NULL;
-	uint64_t pending_wall = 0;
-	sqlite3_stmt *st = NULL;
-	size_t instants = 0;
-	int nr = 0, rc, err = 0;
+	struct hist hs = { .host = host, .out = out };
+	int err;
 
-	if (!tabs || !w) {
-		err = -ENOMEM;
+	if (!(hs.tabs = calloc(MAX_HOSTS, sizeof(*hs.tabs))))
+		return -ENOMEM;
+	if ((err = sl_query_windows_by_end(store, on_window, &hs)))
 		goto out;
-	}
-	if (sqlite3_prepare_v2(db, HIST_SQL, -1, &st, NULL) != SQLITE_OK) {
-		err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *h = host ? host : (const char *)sqlite3_column_text(st, 0);
-		const char *kernel = (const char *)sqlite3_column_text(st, 1);
-		const char *grp = (const char *)sqlite3_column_text(st, 2);
-		uint64_t wall = (uint64_t)sqlite3_column_int64(st, 3);
-		struct sl_prom *p;
-		int c = 4;
-
-		if (!h || !kernel || !grp)
-			continue;
-		if (!(p = host_table(tabs, &nr, h))) {
-			err = sl_error(-ENOMEM, "more than %d hosts, or out of memory", MAX_HOSTS);
-			goto out;
-		}
-		/* a host's instant is written once all its windows ending then are counted */
-		if (pending && (pending != p || pending_wall / 1000000 != wall / 1000000)) {
-			sl_prom_render_history(pending, out, pending_wall);
-			instants++;
-		}
-		memset(w, 0, sizeof(*w));
-		snprintf(w->grp, sizeof(w->grp), "%s", grp);
-		w->dur_ns = (uint64_t)sqlite3_column_int64(st, c++);
-		for (int i = 0; i < SL_WIN_NR; i++)
-			SL_WIN_VALUE(w, i) = (uint64_t)sqlite3_column_int64(st, c++);
-		if ((err = sl_hist_decode(sqlite3_column_blob(st, c),
-					  (size_t)sqlite3_column_bytes(st, c), &w->latency)))
-			goto out;
-		sl_prom_add_window(p, kernel, w);
-		pending = p;
-		pending_wall = wall;
-	}
-	if (rc != SQLITE_DONE) {
-		err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
-		goto out;
-	}
-	if (!pending) {
+	if (!hs.pending) {
 		err = sl_error(-ENOENT, "no windows to export");
 		goto out;
 	}
-	sl_prom_render_history(pending, out, pending_wall);
-	instants++;
+	sl_prom_render_history(hs.pending, out, hs.pending_wall);
+	hs.instants++;
 	fputs("# EOF\n", out);
 	if (fflush(out) || ferror(out)) {
 		err = sl_error(-EIO, "cannot write the history: %s", strerror(errno));
 		goto out;
 	}
 	if (ret_instants)
-		*ret_instants = instants;
+		*ret_instants = hs.instants;
 out:
-	sqlite3_finalize(st);
-	for (int i = 0; i < nr; i++)
-		sl_prom_free(tabs[i].p);
-	free(tabs);
-	free(w);
+	for (int i = 0; i < hs.nr; i++)
+		sl_prom_free(hs.tabs[i].p);
+	free(hs.tabs);
 	return err;
 }

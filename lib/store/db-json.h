@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* sl_error(-SL_EDB, "<what>: <SQLite's message>"): the error code, with the message set. */
@@ -21,6 +22,14 @@ json_t *sl_db_row_json(sqlite3_stmt *st);
 /* Steps st to its end, appending each row to arr as an object. 0, -ENOMEM, or
  * sl_db_error(db, what). */
 int sl_db_rows_into(sqlite3 *db, sqlite3_stmt *st, json_t *arr, const char *what);
+
+/*
+ * The rows of sql as a new array in *ret (for store*.c): ?1 = a, ?2 = b, ?3 = from, ?4 = to,
+ * those the statement has (a statement may skip one: SQLite numbers parameters by their
+ * ?NNN). 0, -ENOMEM or -SL_EDB ("cannot prepare query" / what).
+ */
+int sl_db_query_rows(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t from, int64_t to,
+		     const char *what, json_t **ret);
 
 /*
  * A JSON document streamed from a statement, row by row, so a large answer never sits in

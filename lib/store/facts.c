@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "error.h"
 #include "facts.h"
 #include "store.h"
@@ -268,19 +266,5 @@ struct sl_sched_handler sl_facts_handler(struct sl_facts *f)
 
 int sl_facts_mark_run(struct sl_store *store, int64_t run_id)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	rc = sqlite3_prepare_v2(sl_store_db(store), "UPDATE runs SET facts = 1 WHERE id = ?", -1,
-				&q, NULL);
-	if (rc != SQLITE_OK)
-		return sl_error(-SL_EDB, "cannot mark run %lld: %s", (long long)run_id,
-				sqlite3_errmsg(sl_store_db(store)));
-	sqlite3_bind_int64(q, 1, run_id);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return sl_error(-SL_EDB, "cannot mark run %lld: %s", (long long)run_id,
-				sqlite3_errmsg(sl_store_db(store)));
-	return 0;
+	return sl_store_run_set_facts(store, run_id);
 }

@@ -124,6 +124,22 @@ struct sl_run_totals {
  */
 int sl_store_run_end(struct sl_store *store, int64_t run_id, const struct sl_run_totals *t);
 
+/* Sets runs.facts = 1 (store-runs.c): the export of run_id may rely on its facts. */
+int sl_store_run_set_facts(struct sl_store *store, int64_t run_id);
+
+/* What an import says about its run (runs.complete, waker_from_wakeup, import_*). */
+struct sl_run_import {
+	bool complete; /* the whole file was read */
+	bool waker_from_wakeup; /* wakers came from sched_wakeup (no sched_waking) */
+	const char *path; /* the imported file */
+	const char *error; /* why it stopped early, NULL if it did not */
+	uint64_t skipped_lines;
+};
+
+/* Records *imp on run_id's row, in one transaction (store-runs.c). */
+int sl_store_run_set_import(struct sl_store *store, int64_t run_id,
+			    const struct sl_run_import *imp);
+
 /*
  * Retention. Per-event rows (sched_slices, wakeups, preemptions, sched_facts), windows and
  * cpu_counts are written in chunks: a new chunk starts every chunk_span_ns of wall time

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The read layer over the store: every query that the API, the comparison, the export and
+ * the history make, each a function named for what it reads, so that SQL and the sqlite3_
+ * calls stay in lib/store*.c (store-query-*.c, split by subject). Results come back as
+ * structs, through a callback per row, or as JSON when the answer is JSON. Same
+ * conventions as lib/store.h: 0 or a negative code with the message set (sl_errmsg()):
+ * -ENOENT for what does not exist, -SL_EDB for a database error, -ENOMEM.
+ */
+#ifndef SL_STORE_QUERY_H
+#define SL_STORE_QUERY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "records.h"
+#include "store.h"
+
+/* store-query-runs.c */
+
+/* 0 when run_id exists, else -ENOENT ("no run N"). */
+int sl_query_run_exists(struct sl_store *store, int64_t run_id);
+
+/*
+ * Runs as JSON rows of the API's run columns (schema/api/), runs.params as JSON text:
+ * the newest limit runs (sl_query_runs_rows), or run_id's one row with cmdline, windows,
+ * first_window_ns and last_window_ns (sl_query_run_rows).
+ */
+int sl_query_runs_rows(struct sl_store *store, int limit, json_t **ret);
+int sl_query_run_rows(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/* run_id's groups: rows {name, windows, wakeups, switches}, "*" first, busiest next. */
+int sl_query_run_groups_rows(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/*
+ * The kernel of the newest earlier run of run_id's label on its topology (any kernel,
+ * run_id's own too) into buf; *found false when there is none.
+ */
+int sl_query_run_before_kernel(struct sl_store *store, int64_t run_id, char *buf, size_t size,
+			       bool *found);
+
+/* The shape of a run's host topology (sl_api_shape()): counts of its cpus rows. */
+struct sl_run_shape {
+	int64_t cpus; /* all cpus rows of the host */
+	int64_t online, cores, llcs, packages, nodes; /* of online CPUs */
+	int64_t smt; /* the most online CPUs one (package, core) has */
+};
+
+/* Fills *ret for run_id; -ENOENT when there is no such run. */
+int sl_query_run_shape(struct sl_store *store, int64_t run_id, struct sl_run_shape *ret);
+
+/* Who a run is for a comparison: its kernel, workload label and host topology. */
+struct sl_run_ident {
+	int64_t id;
+	char kernel[128], label[128], topo[32]; /* "" when NULL in the database */
+};
+
+/* Fills *ret for run_id; -ENOENT ("no run N in the database") when there is none. */
+int sl_query_run_ident(struct sl_store *store, int64_t run_id, struct sl_run_ident *ret);
+
+/*
+ * The newest run of kernel, workload label and topology hash (each NULL: any); -ENOENT
+ * without a message when there is none.
+ */
+int sl_query_newest_run(struct sl_store *store, const char *kernel, const char *label,
+			const char *topo, struct sl_run_ident *ret);
+
+/*
+ * The kernel of the newest run on another kernel than `not`, of label and topo (NULL:
+ * any), into buf; -ENOENT without a message when there is none.
+ */
+int sl_query_previous_kernel(struct sl_store *store, const char * not, const char *label,
+			     const char *topo, char *buf, size_t size);
+
+/* The ids of kernel's runs of label and topo (NULL: any), oldest first, to cb; a
+ * non-zero return stops. */
+typedef int (*sl_query_run_id_cb)(void *ctx, int64_t run_id);
+int sl_query_kernel_runs(struct sl_store *store, const char *kernel, const char *label,
+			 const char *topo, sl_query_run_id_cb cb, void *ctx);
+
+/* A run's params (runs.params, when valid JSON) into obj as key -> text of the value. */
+int sl_query_run_params(struct sl_store *store, int64_t run_id, json_t *obj);
+
+/*
+ * A run's clock (the drill-down's): its start on the trace clock (0 when unknown), the
+ * wall-clock offset of that clock, and whether per-wakeup rows were stored. -ENOENT when
+ * there is no run_id.
+ */
+int sl_query_run_clock(struct sl_store *store, int64_t run_id, int64_t *start, int64_t *offset,
+		       bool *per_event);
+
+/* The run's start_ns (0 when NULL); -ENOENT when there is no run_id. */
+int sl_query_run_start(struct sl_store *store, int64_t run_id, int64_t *ret_start_ns);
+
+/* The CPUs of run_id's host: rows {cpu, online, core, llc, package, node} by cpu. */
+int sl_query_run_cpus_rows(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/* The newest run and its host: one row {run_id, hostname, kernel_release, boot_id, label,
+ * topo_json, topo_hash}; -ENOENT when the database has no run. */
+int sl_query_newest_run_host(struct sl_store *store, json_t **ret);
+
+/* The comparable history of a label on one topology (compare.c's history_features()): the
+ * newest runs, at most limit, of workload label on hosts of topo_hash whose configuration
+ * (kernel release, sched_features and preemption mode, joined by char(31) in cfg) has two
+ * or more such runs, ordered by cfg then id. cb gets each; a non-zero return stops. */
+typedef int (*sl_query_cfg_run_cb)(void *ctx, int64_t run_id, const char *cfg);
+int sl_query_history_runs(struct sl_store *store, const char *label, const char *topo_hash,
+			  int limit, sl_query_cfg_run_cb cb, void *ctx);
+
+/* store-comparisons.c: tables comparisons, comparison_runs and findings */
+
+/* One finding as stored: names as text, NaN and infinities stored as NULL. */
+struct sl_finding_row {
+	const char *metric, *grp, *polarity, *verdict, *explanation, *family;
+	double base, cand, delta, rel, ci_lo, ci_hi, p, p_adj, df, margin, severity;
+	int runs_needed; /* < 0: NULL */
+};
+
+/* A comparison as stored. */
+struct sl_comparison_row {
+	const char *baseline, *candidate; /* the sides' selections */
+	const char *params; /* JSON text */
+	const char *verdict, *summary;
+	const int64_t *runs[2]; /* baseline, candidate */
+	int nr_runs[2];
+	const struct sl_finding_row *findings;
+	size_t nr_findings;
+};
+
+/* Inserts c with its runs and findings in one transaction; *ret_id is its id. */
+int sl_store_comparison_insert(struct sl_store *store, const struct sl_comparison_row *c,
+			       int64_t *ret_id);
+
+/* The newest comparisons, at most limit (<= 0: 50), newest first, as JSON rows {id,
+ * created_wall, baseline, candidate, verdict, summary}. */
+int sl_query_comparisons(struct sl_store *store, int limit, json_t **ret);
+
+/*
+ * Comparison id as JSON: its row (params parsed back into an object), baseline_runs and
+ * candidate_runs, and findings (all, or only the flagged ones), each finding a row of
+ * findings' columns (no unit). -ENOENT when there is no comparison id.
+ */
+int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret);
+
+/*
+ * Whether run_id is owed a comparison (sl_compare_owed()): the kernel of the newest
+ * earlier run of its label and topology on another kernel into buf, and *ret_owed true
+ * when no stored comparison has that kernel as baseline and run_id's as candidate.
+ */
+int sl_query_comparison_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size,
+			     bool *ret_owed);
+
+/* The last limit comparisons, newest first, as rows {id, created_wall, baseline, candidate,
+ * verdict, summary, inconclusive, equivalent} (counts of those findings). */
+int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t **ret);
+
+/* The findings of the last limit comparisons (all, or the flagged ones), by comparison
+ * newest first, as rows of findings' columns with grp as "group". */
+int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagged_only,
+				  json_t **ret);
+
+/* store-query-windows.c */
+
+/* run_id's windows summed per group, the placement columns: rows {name, wakeups, ...}. */
+int sl_query_run_placement_rows(struct sl_store *store, int64_t run_id, json_t **ret);
+
+/* run_id's windows starting in [from, to) summed per group, the preemption columns. */
+int sl_query_run_preemption_rows(struct sl_store *store, int64_t run_id, int64_t from, int64_t to,
+				 json_t **ret);
+
+struct sl_db_stream;
+struct sl_hist;
+
+/* The latency histograms of run_id's windows of group grp summed into *sum (zeroed by the
+ * caller); a histogram that does not decode is skipped. */
+int sl_query_run_latency(struct sl_store *store, int64_t run_id, const char *grp,
+			 struct sl_hist *sum);
+
+/* Which windows sl_query_windows_stream() reads. */
+struct sl_window_select {
+	const char *grp; /* copied */
+	const char *col; /* NULL: every column; else one of metrics (the pointer, not a copy) */
+	const char *const *metrics; /* the column names that may be summed, NULL-terminated */
+	int64_t from, to; /* start_ns in [from, to) */
+	int64_t step; /* 0: every window; else sums over bins of step by start_ns */
+	int limit; /* rows; the statement yields limit + 1 so the stream sees truncation */
+};
+
+/*
+ * run_id's windows as a stream (db-json.h) with head's members first, then "windows".
+ * The SQL names only the columns of sel->metrics: never client text.
+ */
+int sl_query_windows_stream(struct sl_store *store, int64_t run_id,
+			    const struct sl_window_select *sel, json_t *head,
+			    struct sl_db_stream **ret);
+
+/* store-query-events.c */
+
+/* Which wakeups sl_query_wakeups_rows() reads. */
+struct sl_wakeup_select {
+	const char *grp; /* NULL: every group */
+	bool missed_only; /* only wakeups that missed an idle CPU or SMT sibling */
+	bool by_time; /* order by time; else longest latency first (unknown last), then time */
+	int64_t from, to; /* ts_ns in [from, to) */
+	int64_t wall_offset; /* added to ts_ns for wall_ns */
+	int limit; /* rows */
+};
+
+/* run_id's wakeups (wakeups_v's columns and wall_ns) as JSON rows. */
+int sl_query_wakeups_rows(struct sl_store *store, int64_t run_id,
+			  const struct sl_wakeup_select *sel, json_t **ret);
+
+/*
+ * Wakeups per target CPU of run_id in [from, to): rows {cpu, wakeups, busy, idle,
+ * missed_idle} by cpu, only CPUs that got wakeups. From the per-minute cpu_counts when the
+ * run has them (*ret_minutes true: whole minutes that overlap the range), else from the
+ * per-wakeup rows (runs stored before schema 5; a scan).
+ */
+int sl_query_cpu_wakeups_rows(struct sl_store *store, int64_t run_id, int64_t from, int64_t to,
+			      bool *ret_minutes, json_t **ret);
+
+/* The lock-holder-preemption tables of the dashboard's LHP view. */
+enum sl_lhp_table {
+	SL_LHP_VICTIMS, /* by victim comm: preemptions, lhp, waiters, cost, hub preemptions */
+	SL_LHP_PREEMPTORS, /* the same by preemptor comm */
+	SL_LHP_HUBS, /* hub victims by pid: preemptions, delayed wakeups, cost, off time */
+	SL_LHP_LARGEST, /* the costliest preemptions */
+};
+
+/* Table t of run_id's preemptions with ts_ns in [from, to), at most limit rows. */
+int sl_query_lhp_rows(struct sl_store *store, int64_t run_id, enum sl_lhp_table t, int limit,
+		      int64_t from, int64_t to, json_t **ret);
+
+/* The engine's LHP horizon (README "Lock-holder preemption"): 5 ms after the victim ran. */
+#define SL_LHP_WAITER_HORIZON_NS 5000000
+
+/*
+ * The waiters of run_id's limit costliest LHP preemptions in [from, to) (as /lhp's
+ * "largest"): the wakeups each victim made of its own group within the horizon after it
+ * ran again, costliest event first (event_ts_ns, victim_pid, ts_ns, pid, comm, target_cpu,
+ * latency_ns). The run's wakeups are scanned once: wakeups has no time index.
+ */
+int sl_query_lhp_waiters_rows(struct sl_store *store, int64_t run_id, int limit, int64_t from,
+			      int64_t to, json_t **ret);
+
+/* run_id's newest preemptions with ts_ns in [from, to), at most limit, newest first
+ * (preemptions_v's columns). */
+int sl_query_recent_preemptions_rows(struct sl_store *store, int64_t run_id, int limit,
+				     int64_t from, int64_t to, json_t **ret);
+
+/*
+ * The windows of run_id, by group then start, to cb with every counter and the latency
+ * histogram filled (run_id not set); windows with a NULL group are skipped. A non-zero
+ * return of cb stops the walk and is returned.
+ */
+typedef int (*sl_query_run_window_cb)(void *ctx, const struct sl_window_rec *w);
+int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_window_cb cb,
+			 void *ctx);
+
+/*
+ * One window of any run, as sl_query_windows_by_end() hands it: the run's hostname (NULL
+ * when the run has no host row) and kernel, the window's wall-clock end (the run's start_wall plus the window's offset on
+ * the trace clock) and the window itself (run_id and start_ns not filled).
+ */
+typedef int (*sl_query_window_cb)(void *ctx, const char *hostname, const char *kernel,
+				  uint64_t end_wall, const struct sl_window_rec *w);
+
+/*
+ * Every window with dur_ns > 0 of every run, in the order of their wall-clock ends (then
+ * hostname), to cb; windows whose run has no kernel are skipped. A non-zero return
+ * of cb stops the walk and is returned.
+ */
+int sl_query_windows_by_end(struct sl_store *store, sl_query_window_cb cb, void *ctx);
+
+#endif
