@@ -7,6 +7,7 @@
 #ifndef SL_COMPARE_UNITS_LOCAL_H
 #define SL_COMPARE_UNITS_LOCAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -90,5 +91,56 @@ int cmp_side_boot(const struct boot_ctx *b, const struct gside *gs, struct sl_rn
  */
 int cmp_unit_stats(const struct boot_ctx *bc, const struct gside *gs, struct sl_rng *rng, double *y,
 		   double *w);
+
+/* Every group's windows of a comparison (compare.c). */
+struct loaded {
+	struct group *g;
+	int nr;
+};
+
+/* Loads side's runs (their windows, grouped, in units) as side s of l. */
+int cmp_load_side(struct sl_store *store, const struct sl_compare_opts *o, struct sl_cmp_side *side,
+		  int s, struct loaded *l);
+void cmp_free_loaded(struct loaded *l);
+/* FNV-1a of a group name: each group's resamples get a seed of their own. */
+uint64_t cmp_name_hash(const char *s);
+/*
+ * The random-effects model's inputs for metric m from the units of up to two sides: the
+ * residual variance of unit values about their side's mean (*s2 on *d degrees of freedom)
+ * and the mean within-run variance of one unit's value (*v). Units whose value is
+ * undefined are left out.
+ */
+void cmp_unit_model(const double *const y[2], const double *const w[2], const int nr[2], size_t m,
+		    int n_out[2], double *s2, double *d, double *v);
+
+/* The history (compare-history.c). */
+/* A group's run-to-run variance in the history: sums of squares and df per metric. */
+struct hgroup {
+	char name[SL_GROUP_LEN];
+	double ss[MAX_METRICS], df[MAX_METRICS];
+};
+
+/*
+ * Variance-ratio features (s2 / v on d degrees of freedom) for the common prior, and the
+ * history's pooled run-to-run variance per group and metric.
+ */
+struct features {
+	double *r, *d;
+	size_t n, cap;
+	struct hgroup *hg;
+	int nr_hg;
+};
+
+/* fs's history group of that name; added (zeroed) when add, else NULL when absent. */
+struct hgroup *cmp_find_hgroup(struct features *fs, const char *name, bool add);
+/* A variance ratio s2 / v on d degrees of freedom for the prior (skipped when undefined). */
+int cmp_add_feature(struct features *fs, double s2, double d, double v);
+/*
+ * The database's history: comparable runs (c's label and topology) of configurations with
+ * two or more such runs, outside the comparison, newest first, at most o->history_runs:
+ * their features into fs. None with --force (no label or topology) or with segments.
+ */
+int cmp_history_features(struct sl_store *store, const struct sl_compare_opts *o,
+			 const struct sl_comparison *c, struct features *fs);
 
 #endif

@@ -23,11 +23,6 @@
 #include "stats.h"
 #include "store-query.h"
 
-struct loaded {
-	struct group *g;
-	int nr;
-};
-
 const char *sl_verdict_name(enum sl_verdict v)
 {
 	static const char *const names[] = { "regression", "improvement",  "change",
@@ -50,7 +45,7 @@ void sl_compare_opts_default(struct sl_compare_opts *o)
 	o->min_windows = 10;
 }
 
-static void free_loaded(struct loaded *l)
+void cmp_free_loaded(struct loaded *l)
 {
 	for (int i = 0; i < l->nr; i++)
 		for (int s = 0; s < 2; s++) {
@@ -170,8 +165,8 @@ static int load_window(void *ctx, const struct sl_window_rec *w)
 	return 0;
 }
 
-static int load_side(struct sl_store *store, const struct sl_compare_opts *o,
-		     struct sl_cmp_side *side, int s, struct loaded *l)
+int cmp_load_side(struct sl_store *store, const struct sl_compare_opts *o, struct sl_cmp_side *side,
+		  int s, struct loaded *l)
 {
 	int err = 0;
 
@@ -183,7 +178,7 @@ static int load_side(struct sl_store *store, const struct sl_compare_opts *o,
 	return err;
 }
 
-static uint64_t name_hash(const char *s)
+uint64_t cmp_name_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 
@@ -219,8 +214,8 @@ static int push_finding(struct sl_comparison *c, const struct sl_finding *f)
  * and the mean within-run variance of one unit's value (*v). Units whose value is
  * undefined are left out.
  */
-static void unit_model(const double *const y[2], const double *const w[2], const int nr[2],
-		       size_t m, int n_out[2], double *s2, double *d, double *v)
+void cmp_unit_model(const double *const y[2], const double *const w[2], const int nr[2], size_t m,
+		    int n_out[2], double *s2, double *d, double *v)
 {
 	double ss = 0, vs = 0;
 	int df = 0, nv = 0;
@@ -313,7 +308,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g, bo
 	struct sl_rng rng;
 
 	cmp_ctx_init(o, g, map, unmap, &bc);
-	sl_rng_seed(&rng, o->seed ^ name_hash(g->name));
+	sl_rng_seed(&rng, o->seed ^ cmp_name_hash(g->name));
 	if (enough) {
 		for (int s = 0; s < 2 && !err; s++) {
 			size_t n = (size_t)(g->side[s].nr ? g->side[s].nr : 1) * MAX_METRICS;
@@ -363,7 +358,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g, bo
 			f.delta = f.cand - f.base;
 			f.floor = o->floor_scale * sl_metric_floor(mt, switches);
 			f.rel = f.base != 0 ? f.delta / f.base : (f.delta != 0 ? INFINITY : 0);
-			unit_model(yy, ww, nr, m, f.n, &f.s2, &f.d, &f.v);
+			cmp_unit_model(yy, ww, nr, m, f.n, &f.s2, &f.d, &f.v);
 			if (f.n[0] && f.n[1])
 				f.verdict = SL_V_EQUIVALENT; /* tested; decide() says what */
 		}
@@ -374,183 +369,6 @@ out:
 		free(y[s]);
 		free(w[s]);
 	}
-	return err;
-}
-
-/* A group's run-to-run variance in the history: sums of squares and df per metric. */
-struct hgroup {
-	char name[SL_GROUP_LEN];
-	double ss[MAX_METRICS], df[MAX_METRICS];
-};
-
-/*
- * Variance-ratio features (s2 / v on d degrees of freedom) for the common prior, and the
- * history's pooled run-to-run variance per group and metric.
- */
-struct features {
-	double *r, *d;
-	size_t n, cap;
-	struct hgroup *hg;
-	int nr_hg;
-};
-
-static struct hgroup *find_hgroup(struct features *fs, const char *name, bool add)
-{
-	struct hgroup *h;
-
-	for (int i = 0; i < fs->nr_hg; i++)
-		if (!strcmp(fs->hg[i].name, name))
-			return &fs->hg[i];
-	if (!add || !(h = realloc(fs->hg, sizeof(*h) * (fs->nr_hg + 1))))
-		return NULL;
-	fs->hg = h;
-	h = &fs->hg[fs->nr_hg++];
-	memset(h, 0, sizeof(*h));
-	snprintf(h->name, sizeof(h->name), "%s", name);
-	return h;
-}
-
-static int add_feature(struct features *fs, double s2, double d, double v)
-{
-	if (!(d > 0) || !(v > 0) || !(s2 > 0) || isnan(s2) || isnan(v))
-		return 0;
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 256;
-		double *r = realloc(fs->r, sizeof(double) * cap), *d2;
-
-		if (!r)
-			return -ENOMEM;
-		fs->r = r;
-		d2 = realloc(fs->d, sizeof(double) * cap);
-		if (!d2)
-			return -ENOMEM;
-		fs->d = d2;
-		fs->cap = cap;
-	}
-	fs->r[fs->n] = s2 / v;
-	fs->d[fs->n++] = d;
-	return 0;
-}
-
-static bool on_a_side(const struct sl_comparison *c, int64_t id)
-{
-	for (int s = 0; s < 2; s++)
-		for (int i = 0; i < c->side[s].nr_runs; i++)
-			if (c->side[s].runs[i] == id)
-				return true;
-	return false;
-}
-
-/* The features of one configuration's runs: every group and metric with two or more runs. */
-static int config_features(struct sl_store *store, const struct sl_compare_opts *o,
-			   struct sl_cmp_side *side, struct features *fs)
-{
-	struct loaded l = { 0 };
-	int err = load_side(store, o, side, 0, &l);
-
-	for (int i = 0; i < l.nr && !err; i++) {
-		const struct group *g = &l.g[i];
-		const int nr[2] = { g->side[0].nr, 0 };
-		double *y = NULL, *w = NULL, s2, d, v;
-		int map[SL_HIST_BUCKETS], n[2];
-		uint16_t unmap[SL_HIST_BUCKETS];
-		struct hgroup *hg = NULL;
-		struct boot_ctx bc;
-		struct sl_rng rng;
-
-		if (g->side[0].nr < 2 || g->side[0].windows < o->min_windows)
-			continue;
-		cmp_ctx_init(o, g, map, unmap, &bc);
-		sl_rng_seed(&rng, o->seed ^ name_hash(g->name) ^ 0x5eed);
-		y = malloc(sizeof(double) * g->side[0].nr * MAX_METRICS);
-		w = malloc(sizeof(double) * g->side[0].nr * MAX_METRICS);
-		if (!y || !w)
-			err = -ENOMEM;
-		else
-			err = cmp_unit_stats(&bc, &g->side[0], &rng, y, w);
-		if (!err && !(hg = find_hgroup(fs, g->name, true)))
-			err = -ENOMEM;
-		for (size_t m = 0; m < sl_nr_metrics && !err; m++) {
-			const double *yy[2] = { y, y }, *ww[2] = { w, w };
-
-			unit_model(yy, ww, nr, m, n, &s2, &d, &v);
-			if (d > 0 && !isnan(s2)) {
-				hg->ss[m] += s2 * d;
-				hg->df[m] += d;
-			}
-			err = add_feature(fs, s2, d, v);
-		}
-		free(y);
-		free(w);
-	}
-	free_loaded(&l);
-	return err;
-}
-
-/*
- * The database's history: comparable runs (c's label and topology) of configurations with
- * two or more such runs, outside the comparison, newest first, at most o->history_runs,
- * grouped by configuration: kernel release, sched_features and preemption mode. Runs of
- * one configuration are replicates of each other; runs of one kernel with another feature
- * set are not (a feature toggle is a change, not noise). None with --force (no label or
- * topology to match) or with segments.
- */
-/* The history's runs as they come (sl_query_history_runs()), one configuration at a time. */
-struct hist_load {
-	struct sl_store *store;
-	const struct sl_compare_opts *o; /* with segment_ns = 0 */
-	const struct sl_comparison *c;
-	struct features *fs;
-	struct sl_cmp_side side; /* the current configuration's runs */
-	char *cur; /* the current configuration */
-	int taken;
-};
-
-static int history_run(void *ctx, int64_t id, const char *k)
-{
-	struct hist_load *h = ctx;
-	int64_t *p;
-	int err = 0;
-
-	if (on_a_side(h->c, id) || !k)
-		return 0;
-	if (!h->cur || strcmp(h->cur, k)) {
-		if (h->side.nr_runs >= 2)
-			err = config_features(h->store, h->o, &h->side, h->fs);
-		h->side.nr_runs = 0;
-		free(h->cur);
-		if (!(h->cur = strdup(k)))
-			return -ENOMEM;
-	}
-	if (err || h->taken >= h->o->history_runs)
-		return err;
-	if (!(p = realloc(h->side.runs, sizeof(*p) * (h->side.nr_runs + 1))))
-		return -ENOMEM;
-	h->side.runs = p;
-	h->side.runs[h->side.nr_runs++] = id;
-	h->taken++;
-	return 0;
-}
-
-static int history_features(struct sl_store *store, const struct sl_compare_opts *o,
-			    const struct sl_comparison *c, struct features *fs)
-{
-	struct sl_compare_opts ho = *o;
-	struct hist_load h = { .store = store, .o = &ho, .c = c, .fs = fs };
-	int err;
-
-	/* segments of one run vary more than whole runs: the history's variance would
-	 * understate theirs */
-	if (!store || o->history_runs <= 0 || !c->topo_hash[0] || o->segment_ns)
-		return 0;
-	ho.segment_ns = 0;
-	err = sl_query_history_runs(store, c->label, c->topo_hash,
-				    o->history_runs + c->side[0].nr_runs + c->side[1].nr_runs,
-				    history_run, &h);
-	if (!err && h.side.nr_runs >= 2)
-		err = config_features(store, &ho, &h.side, fs);
-	free(h.side.runs);
-	free(h.cur);
 	return err;
 }
 
@@ -574,7 +392,7 @@ static int runs_for(double sigma2, double h, double z, int now)
 static void moderate(const struct sl_compare_opts *o, const struct sl_comparison *c,
 		     struct features *fs, struct sl_finding *f)
 {
-	const struct hgroup *hg = find_hgroup(fs, f->grp, false);
+	const struct hgroup *hg = cmp_find_hgroup(fs, f->grp, false);
 	size_t m = (size_t)(f->metric - sl_metrics);
 	double sigma2, se, q, d0 = c->prior_d0, r;
 
@@ -697,9 +515,9 @@ static int decide(struct sl_store *store, const struct sl_compare_opts *o, struc
 	}
 	for (size_t i = 0; i < c->nr_findings && !err; i++)
 		if (c->findings[i].verdict != SL_V_INSUFFICIENT)
-			err = add_feature(&fs, c->findings[i].s2, c->findings[i].d,
-					  c->findings[i].v);
-	if (err || (err = history_features(store, o, c, &fs)))
+			err = cmp_add_feature(&fs, c->findings[i].s2, c->findings[i].d,
+					      c->findings[i].v);
+	if (err || (err = cmp_history_features(store, o, c, &fs)))
 		goto out;
 	c->prior_features = (int)fs.n;
 	sl_stats_fit_prior(fs.r, fs.d, fs.n, &c->prior_s02, &c->prior_d0);
@@ -928,17 +746,17 @@ int sl_compare(struct sl_store *store, const struct sl_compare_opts *opts,
 		return -ENOMEM;
 	c->id = -1;
 	if ((err = check_opts(&o)) || (err = sl_cmp_select(store, &o, c)) ||
-	    (err = load_side(store, &o, &c->side[0], 0, &l)) ||
-	    (err = load_side(store, &o, &c->side[1], 1, &l)) ||
+	    (err = cmp_load_side(store, &o, &c->side[0], 0, &l)) ||
+	    (err = cmp_load_side(store, &o, &c->side[1], 1, &l)) ||
 	    (err = test_loaded(store, &o, &l, c)))
 		goto fail;
-	free_loaded(&l);
+	cmp_free_loaded(&l);
 	if (o.store && (err = sl_cmp_store(store, c)))
 		goto fail_stored;
 	*ret = c;
 	return 0;
 fail:
-	free_loaded(&l);
+	cmp_free_loaded(&l);
 fail_stored:
 	sl_comparison_free(c);
 	return err;
@@ -958,7 +776,7 @@ void sl_cmp_data_free(struct sl_cmp_data *d)
 {
 	if (!d)
 		return;
-	free_loaded(&d->l);
+	cmp_free_loaded(&d->l);
 	free(d);
 }
 
