@@ -101,8 +101,14 @@ for m in mutex:sleep rwlock:sleep cond:sleep spin:spin; do
 	# truth's in the 24 runs, 0.74-2.92 in 24 earlier ones. Both are judged when other
 	# tasks ran at most half of the CPUs' time (other_share; 0.30-0.52 in the 24 runs): more
 	# preempts holders for longer and breaks more convoys.
+	# On a quiet host a run waits only a few ms in all (11-52 ms in 8 runs here, with
+	# nothing else running), and one preemption of a few ms decides the ratio (0.62 once):
+	# the cost is judged when the truth's waiting is at least 100 ms (109-631 ms in the 24
+	# runs), else reported as a TODO with the reason.
 	other=$(val other_share "$T/$mode.res")
+	wait_ms=$(val truth_wait_ms "$T/$mode.res")
 	ge 0.5 "${other:-1}" || why=${why:-"host loaded: other tasks ran $other of the CPUs' time"}
+	ge "${wait_ms:-0}" 100 || why=${why:-"only ${wait_ms:-0} ms of waiting in the run: one preemption decides the ratio"}
 	check "$why" "$mode: LHP cost of the true LHPs found within 20% of the truth's waiting for them" \
 		't=$(val tp_cost_ratio $T/$mode.res) && ge "$t" 0.8 && ge 1.2 "$t"'
 	check "$why" "$mode: the run's LHP cost within 0.7-3.5 of the truth's waiting time" \
