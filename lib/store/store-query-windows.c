@@ -25,6 +25,19 @@
 	"AS end_wall, dur_ns" SL_WINDOW_COLUMNS ", lat_hist FROM windows WHERE dur_ns > 0 " \
 	"ORDER BY end_wall, 1"
 
+/*
+ * A window's "dur_ns, SL_WINDOW_COLUMNS, lat_hist" from column c on, into w: both window
+ * queries select them in that order.
+ */
+static int read_counters(sqlite3_stmt *st, int c, struct sl_window_rec *w)
+{
+	w->dur_ns = (uint64_t)sqlite3_column_int64(st, c++);
+	for (int i = 0; i < SL_WIN_NR; i++)
+		SL_WIN_VALUE(w, i) = (uint64_t)sqlite3_column_int64(st, c++);
+	return sl_hist_decode(sqlite3_column_blob(st, c), (size_t)sqlite3_column_bytes(st, c),
+			      &w->latency);
+}
+
 int sl_query_windows_by_end(struct sl_store *store, sl_query_window_cb cb, void *ctx)
 {
 	sqlite3 *db = sl_store_db(store);
@@ -43,17 +56,12 @@ int sl_query_windows_by_end(struct sl_store *store, sl_query_window_cb cb, void 
 		const char *kernel = (const char *)sqlite3_column_text(st, 1);
 		const char *grp = (const char *)sqlite3_column_text(st, 2);
 		uint64_t wall = (uint64_t)sqlite3_column_int64(st, 3);
-		int c = 4;
 
 		if (!kernel || !grp)
 			continue;
 		memset(w, 0, sizeof(*w));
 		snprintf(w->grp, sizeof(w->grp), "%s", grp);
-		w->dur_ns = (uint64_t)sqlite3_column_int64(st, c++);
-		for (int i = 0; i < SL_WIN_NR; i++)
-			SL_WIN_VALUE(w, i) = (uint64_t)sqlite3_column_int64(st, c++);
-		if ((err = sl_hist_decode(sqlite3_column_blob(st, c),
-					  (size_t)sqlite3_column_bytes(st, c), &w->latency)))
+		if ((err = read_counters(st, 4, w)))
 			goto out;
 		if ((err = cb(ctx, host, kernel, wall, w)))
 			goto out;
@@ -88,15 +96,10 @@ int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_wi
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *grp = (const char *)sqlite3_column_text(st, 0);
-		int c = 1;
 
 		memset(w, 0, sizeof(*w));
-		w->start_ns = (uint64_t)sqlite3_column_int64(st, c++);
-		w->dur_ns = (uint64_t)sqlite3_column_int64(st, c++);
-		for (int i = 0; i < SL_WIN_NR; i++)
-			SL_WIN_VALUE(w, i) = (uint64_t)sqlite3_column_int64(st, c++);
-		if ((err = sl_hist_decode(sqlite3_column_blob(st, c),
-					  (size_t)sqlite3_column_bytes(st, c), &w->latency)))
+		w->start_ns = (uint64_t)sqlite3_column_int64(st, 1);
+		if ((err = read_counters(st, 2, w)))
 			goto out;
 		if (!grp)
 			continue;
