@@ -183,29 +183,15 @@ check: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 		$(MAKE) --no-print-directory check-unit; u=$$?; \
 		$(MAKE) --no-print-directory check-integration && exit $$((r | u))
 check-unit: all $(UNIT_BIN) check-layers
-	$(Q)$(MAKE) --no-print-directory check-sql
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) SL_SANITIZE=$(SANITIZE) \
 		prove -f -j$(CHECK_JOBS) --exec '' $(UNIT_BIN)
-# lib/'s stages include downward only (scripts/check-layers, docs/architecture.md)
+# lib/'s stages include downward only, SQL stays in the store and the CLI prints through
+# its print layer (scripts/check-layers, docs/architecture.md)
 check-layers:
 	$(Q)scripts/check-layers
 check-integration: all $(UNIT_BIN) $(SYNTH_BIN) $(HELPER_BIN)
 	$(Q)SL_BUILD=$(abspath $(O)) SL_SRC=$(CURDIR) SL_SANITIZE=$(SANITIZE) \
 		prove -f --exec '' $(INTEGRATION_T)
-
-# SQL lives in the store: files named store*.c (store-query*.c reads, docs/architecture.md).
-# Any other C file under lib/, cli/ or daemon/ (in any subfolder) naming an sqlite3_
-# function fails, except those named in SQL_NOT_MOVED, whose queries are still to be moved
-# into store-query*.c; the list only shrinks (an entry with no sqlite3_ left fails too).
-SQL_NOT_MOVED := export-text.c
-check-sql:
-	$(Q)bad=$$(find lib cli daemon -name '*.c' ! -name 'store*.c' \
-		$(foreach f,$(SQL_NOT_MOVED),! -name $(f)) -exec grep -l 'sqlite3_' {} +); \
-	if [ -n "$$bad" ]; then echo "check-sql: sqlite3_ outside the store's files:" $$bad >&2; \
-		exit 1; fi
-	$(Q)for f in $(SQL_NOT_MOVED); do find lib -name $$f -exec grep -q 'sqlite3_' {} \; -print | \
-		grep -q . || { echo "check-sql: $$f has no sqlite3_ left: drop it from SQL_NOT_MOVED" >&2; \
-		exit 1; }; done
 
 # The Prometheus rules (prometheus/) need no build: promtool checks their syntax and runs
 # their unit tests. promtool comes with Debian's prometheus package (make deps).
@@ -372,8 +358,8 @@ help:
 	@echo '  check            the test suite: check-rules, check-unit, then check-integration'
 	@echo '  check-rules      promtool check and test the Prometheus rules in prometheus/'
 	@echo '  check-unit       check-layers, then unit tests CHECK_JOBS at a time (under a minute)'
-	@echo '  check-layers     lib/ stage folders include downward only (scripts/check-layers)'
-	@echo '  check-sql        no sqlite3_ call outside lib/store/store*.c (also run by check-unit)'
+	@echo '  check-layers     lib/ stages include downward only, SQL only in lib/store/store*.c,'
+	@echo '                   CLI output through cli/print.h (scripts/check-layers)'
 	@echo '  check-integration  integration tests (root, tracefs, PostgreSQL, chromium)'
 	@echo '  bench            benchmarks that print speed and memory figures'
 	@echo '  calibrate        verdicts on synthetic A/A pairs and known effects (CALIBRATE_PAIRS)'
@@ -388,7 +374,7 @@ help:
 	@echo '  deb              the Debian package into $$(O)/deb/ (lintian $$(O)/deb/*.deb)'
 	@echo '  clean            remove $$(O)'
 
-.PHONY: all check check-rules check-layers check-unit check-sql check-integration schema-doc bench calibrate calibrate-lab fuzz run deps \
+.PHONY: all check check-rules check-layers check-unit check-integration schema-doc bench calibrate calibrate-lab fuzz run deps \
 	pkgcheck format format-check install install-man deb clean lab lab-check help FORCE
 # FORCE is phony: a file that depends on it is remade every time (.SECONDARY alone would
 # let a missing FORCE count as up to date)
