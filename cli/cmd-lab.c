@@ -379,11 +379,15 @@ static int ab_report(const struct lab_ab *ab, json_t *looks)
 		sl_comparison_free(c);
 		return cli_error("out of memory");
 	}
-	pr_object(p,
-		  json_pack("{s:O, s:o}", "looks", looks, "comparison", sl_comparison_to_json(c)));
-	pr_line(p, "lab ab: %d looks; verdict %s (comparison %lld, schedlens findings %lld --all)",
-		(int)json_array_size(looks), sl_verdict_name(c->verdict), (long long)c->id,
-		(long long)c->id);
+	if (ab->json)
+		pr_object(p, json_pack("{s:O, s:o}", "looks", looks, "comparison",
+				       sl_comparison_to_json(c)));
+	else
+		pr_line(p,
+			"lab ab: %d looks; verdict %s (comparison %lld, schedlens findings %lld "
+			"--all)",
+			(int)json_array_size(looks), sl_verdict_name(c->verdict), (long long)c->id,
+			(long long)c->id);
 	if (pr_close(p) < 0)
 		status = cli_error("cannot write the report to stdout");
 	if (!ab->json) {

@@ -5,7 +5,6 @@
  * to a file that `schedlens import --topology` reads on another machine.
  */
 #include <getopt.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,16 +186,12 @@ int cmd_topology(int argc, char **argv)
 		return cli_error("%s", sl_errmsg(err));
 	}
 	p = pr_open(format, 0, stdout);
-	if (p && format == PR_JSON) {
-		char *text = sl_topo_to_json(topo);
-
-		pr_object(p, text ? json_loads(text, 0, NULL) : NULL);
-		free(text);
-	} else if (p && format == PR_CSV) {
+	if (p && format == PR_JSON)
+		pr_object(p, sl_topo_json(topo));
+	else if (p && format == PR_CSV)
 		print_cpus(p, topo);
-	} else if (p) {
+	else if (p)
 		print_tree(p, topo, file ? file : sysfs ? sysfs : "this host");
-	}
 	err = !p || pr_close(p) < 0;
 	sl_topo_free(topo);
 	return err ? cli_error("cannot write the topology to stdout") : EXIT_OK;

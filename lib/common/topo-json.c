@@ -25,7 +25,7 @@
 #define TOPO_FORMAT "schedlens-topology"
 #define TOPO_VERSION 1
 
-static json_t *topo_json(const struct sl_topo *topo)
+json_t *sl_topo_json(const struct sl_topo *topo)
 {
 	json_t *root, *cpus;
 	char hash[17];
@@ -57,7 +57,7 @@ static json_t *topo_json(const struct sl_topo *topo)
 
 char *sl_topo_to_json(const struct sl_topo *topo)
 {
-	json_t *root = topo_json(topo);
+	json_t *root = sl_topo_json(topo);
 	char *text;
 
 	if (!root)

@@ -8,6 +8,7 @@
 #ifndef SL_TOPO_H
 #define SL_TOPO_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -58,6 +59,8 @@ int sl_topo_read(const char *root, struct sl_topo **ret_topo);
 int sl_topo_save(const struct sl_topo *topo, const char *path);
 int sl_topo_load(const char *path, struct sl_topo **ret_topo);
 
+/* The topology as a JSON object (the --save format); NULL on allocation failure. */
+json_t *sl_topo_json(const struct sl_topo *topo);
 /* JSON text of the topology; the caller frees it with free(). NULL on allocation failure. */
 char *sl_topo_to_json(const struct sl_topo *topo);
 /* Parses JSON text (as from sl_topo_to_json) into a topology the caller frees. */
