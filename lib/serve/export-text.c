@@ -14,13 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "error.h"
 #include "event.h"
 #include "export-text.h"
 #include "facts.h"
 #include "store.h"
+#include "store-query.h"
 #include "topo.h"
 
 struct item {
@@ -41,7 +40,7 @@ struct span {
 };
 
 struct exp {
-	sqlite3 *db;
+	struct sl_store *store;
 	struct span *spans; /* sorted by cpu, start */
 	size_t nr_spans, cap_spans;
 	size_t span_first[SL_TOPO_MAX_CPUS + 1]; /* per CPU: its first span */
@@ -56,7 +55,7 @@ struct exp {
 	struct item *facts; /* sorted by ts, seq, comm/running first */
 	size_t nr_facts, cap_facts;
 	uint64_t *fact_keys; /* (cpu, ts) of switch and running facts: no switch from slices */
-	size_t nr_keys;
+	size_t nr_keys, cap_keys;
 	char (*cur)[SL_COMM_LEN]; /* pid -> comm at this point of the replay */
 	size_t nr_cur;
 	struct sl_export_slice slice; /* what is printed; to_ns UINT64_MAX: to the end */
@@ -112,65 +111,41 @@ static void set_comm(const struct exp *x, int32_t pid, int cpu, char *out)
 		snprintf(out, SL_COMM_LEN, "%s", comm_of(x, pid));
 }
 
-static int db_fail(struct exp *x, sqlite3_stmt *q)
+static int add_task(void *ctx, const struct sl_task_rec *t)
 {
-	int err = sl_error(-SL_EDB, "export: %s", sqlite3_errmsg(x->db));
+	struct exp *x = ctx;
 
-	sqlite3_finalize(q);
-	return err;
+	if (t->pid < 0 || t->pid > 4194304)
+		return 0;
+	if ((size_t)t->pid >= x->nr_tasks) {
+		size_t len = x->nr_tasks ? x->nr_tasks : 4096;
+		struct task *p;
+
+		while (len <= (size_t)t->pid)
+			len *= 2;
+		p = realloc(x->tasks, len * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		memset(p + x->nr_tasks, 0, (len - x->nr_tasks) * sizeof(*p));
+		x->tasks = p;
+		x->nr_tasks = len;
+	}
+	memcpy(x->tasks[t->pid].comm, t->comm, SL_COMM_LEN);
+	x->tasks[t->pid].tgid = t->tgid;
+	return 0;
 }
 
 static int load_run(struct exp *x)
 {
-	sqlite3_stmt *q;
-	int err = -ENOENT;
+	struct sl_export_run run;
+	int err = sl_query_export_run(x->store, x->run_id, &run);
 
-	if (sqlite3_prepare_v2(x->db,
-			       "SELECT waker_from_wakeup, end_ns, facts FROM runs WHERE id = ?", -1,
-			       &q, NULL) != SQLITE_OK)
-		return db_fail(x, NULL);
-	sqlite3_bind_int64(q, 1, x->run_id);
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		x->waker_from_wakeup = sqlite3_column_int(q, 0);
-		x->end_ns = sqlite3_column_int64(q, 1);
-		x->has_facts = sqlite3_column_int(q, 2);
-		err = 0;
-	}
-	sqlite3_finalize(q);
 	if (err)
-		return sl_error(err, "no run %lld", (long long)x->run_id);
-	if (sqlite3_prepare_v2(x->db, "SELECT pid, tgid, comm FROM tasks WHERE run_id = ?", -1, &q,
-			       NULL) != SQLITE_OK)
-		return db_fail(x, NULL);
-	sqlite3_bind_int64(q, 1, x->run_id);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		int64_t pid = sqlite3_column_int64(q, 0);
-		const char *comm = (const char *)sqlite3_column_text(q, 2);
-
-		if (pid < 0 || pid > 4194304)
-			continue;
-		if ((size_t)pid >= x->nr_tasks) {
-			size_t len = x->nr_tasks ? x->nr_tasks : 4096;
-			struct task *t;
-
-			while (len <= (size_t)pid)
-				len *= 2;
-			t = realloc(x->tasks, len * sizeof(*t));
-			if (!t) {
-				sqlite3_finalize(q);
-				return -ENOMEM;
-			}
-			memset(t + x->nr_tasks, 0, (len - x->nr_tasks) * sizeof(*t));
-			x->tasks = t;
-			x->nr_tasks = len;
-		}
-		snprintf(x->tasks[pid].comm, SL_COMM_LEN, "%s", comm ? comm : "");
-		x->tasks[pid].tgid = sqlite3_column_type(q, 1) == SQLITE_NULL ?
-					     -1 :
-					     (int32_t)sqlite3_column_int64(q, 1);
-	}
-	sqlite3_finalize(q);
-	return 0;
+		return err;
+	x->waker_from_wakeup = run.waker_from_wakeup;
+	x->end_ns = run.end_ns;
+	x->has_facts = run.has_facts;
+	return sl_query_run_tasks(x->store, x->run_id, add_task, x);
 }
 
 static void set_state(struct sl_ev_switch *sw, const char *s)
@@ -198,208 +173,199 @@ static bool is_fact_key(const struct exp *x, int cpu, uint64_t ts)
 	return bsearch(&k, x->fact_keys, x->nr_keys, sizeof(k), cmp_u64) != NULL;
 }
 
-/* The facts as events (seq in item.seq), and the keys of the switches they hold. */
+/* A fact as an event (seq in item.seq), and the key of a switch it holds. */
+static int add_fact(void *ctx, const struct sl_fact_rec *f)
+{
+	struct exp *x = ctx;
+	struct item *it;
+	struct sl_event *ev;
+
+	if (f->cpu < 0 || f->cpu >= SL_TOPO_MAX_CPUS || f->kind <= 0 || f->kind > SL_FACT_RUNNING)
+		return 0;
+	if (x->nr_facts == x->cap_facts) {
+		size_t cap = x->cap_facts ? 2 * x->cap_facts : 65536;
+		struct item *p = realloc(x->facts, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		x->facts = p;
+		x->cap_facts = cap;
+	}
+	it = &x->facts[x->nr_facts++];
+	memset(it, 0, sizeof(*it));
+	it->seq = f->seq;
+	ev = &it->ev;
+	ev->type = f->kind;
+	ev->ts_ns = f->ts_ns;
+	ev->cpu = (uint16_t)f->cpu;
+	ev->common_pid = f->common_pid;
+	switch (f->kind) {
+	case SL_EV_SWITCH:
+		ev->sw.prev_pid = f->pid;
+		ev->sw.next_pid = (int32_t)f->arg1;
+		ev->sw.prev_prio = (int16_t)f->arg2;
+		ev->sw.next_prio = (int16_t)f->arg3;
+		set_state(&ev->sw, f->txt);
+		break;
+	case SL_EV_MIGRATE:
+		ev->migrate.pid = f->pid;
+		ev->migrate.orig_cpu = (int32_t)f->arg1;
+		ev->migrate.dest_cpu = f->arg2;
+		break;
+	case SL_EV_FORK:
+		ev->fork.parent_pid = f->pid;
+		ev->fork.child_pid = (int32_t)f->arg1;
+		break;
+	case SL_EV_EXIT:
+		ev->exit.pid = f->pid;
+		break;
+	case SL_EV_LOST:
+		ev->lost.count = (uint64_t)f->arg1;
+		break;
+	default: /* wakes; comm (txt in wake.comm); running */
+		ev->wake.pid = f->pid;
+		ev->wake.target_cpu = (int32_t)f->arg1;
+		ev->wake.irq = (uint8_t)f->arg2;
+		memcpy(ev->wake.comm, f->txt, SL_COMM_LEN);
+		break;
+	}
+	if (f->kind != SL_EV_SWITCH && f->kind != SL_FACT_RUNNING)
+		return 0;
+	if (x->nr_keys == x->cap_keys) {
+		size_t cap = x->cap_keys ? 2 * x->cap_keys : 4096;
+		uint64_t *k = realloc(x->fact_keys, cap * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		x->fact_keys = k;
+		x->cap_keys = cap;
+	}
+	x->fact_keys[x->nr_keys++] = fact_key(f->cpu, f->ts_ns);
+	return 0;
+}
+
 static int load_facts(struct exp *x)
 {
-	sqlite3_stmt *q;
-	size_t cap_keys = 0;
+	int err = sl_query_run_facts(x->store, x->run_id, add_fact, x);
 
-	if (sqlite3_prepare_v2(
-		    x->db,
-		    "SELECT ts_ns, seq, cpu, kind, common_pid, pid, arg1, arg2, arg3, txt "
-		    "FROM sched_facts WHERE run_id = ? ORDER BY ts_ns, seq, kind < ?, "
-		    "rowid",
-		    -1, &q, NULL) != SQLITE_OK)
-		return db_fail(x, NULL);
-	sqlite3_bind_int64(q, 1, x->run_id);
-	sqlite3_bind_int(q, 2, SL_FACT_COMM);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		struct item *it;
-		struct sl_event *ev;
-		int kind = sqlite3_column_int(q, 3), cpu = sqlite3_column_int(q, 2);
-		const char *txt = (const char *)sqlite3_column_text(q, 9);
-
-		if (cpu < 0 || cpu >= SL_TOPO_MAX_CPUS || kind <= 0 || kind > SL_FACT_RUNNING)
-			continue;
-		if (x->nr_facts == x->cap_facts) {
-			size_t cap = x->cap_facts ? 2 * x->cap_facts : 65536;
-			struct item *p = realloc(x->facts, cap * sizeof(*p));
-
-			if (!p)
-				return sqlite3_finalize(q), -ENOMEM;
-			x->facts = p;
-			x->cap_facts = cap;
-		}
-		it = &x->facts[x->nr_facts++];
-		memset(it, 0, sizeof(*it));
-		it->seq = (uint64_t)sqlite3_column_int64(q, 1);
-		ev = &it->ev;
-		ev->type = (uint16_t)kind;
-		ev->ts_ns = (uint64_t)sqlite3_column_int64(q, 0);
-		ev->cpu = (uint16_t)cpu;
-		ev->common_pid = sqlite3_column_int(q, 4);
-		switch (kind) {
-		case SL_EV_SWITCH:
-			ev->sw.prev_pid = sqlite3_column_int(q, 5);
-			ev->sw.next_pid = (int32_t)sqlite3_column_int64(q, 6);
-			ev->sw.prev_prio = (int16_t)sqlite3_column_int(q, 7);
-			ev->sw.next_prio = (int16_t)sqlite3_column_int(q, 8);
-			set_state(&ev->sw, txt);
-			break;
-		case SL_EV_MIGRATE:
-			ev->migrate.pid = sqlite3_column_int(q, 5);
-			ev->migrate.orig_cpu = (int32_t)sqlite3_column_int64(q, 6);
-			ev->migrate.dest_cpu = sqlite3_column_int(q, 7);
-			break;
-		case SL_EV_FORK:
-			ev->fork.parent_pid = sqlite3_column_int(q, 5);
-			ev->fork.child_pid = (int32_t)sqlite3_column_int64(q, 6);
-			break;
-		case SL_EV_EXIT:
-			ev->exit.pid = sqlite3_column_int(q, 5);
-			break;
-		case SL_EV_LOST:
-			ev->lost.count = (uint64_t)sqlite3_column_int64(q, 6);
-			break;
-		default: /* wakes; comm (txt in wake.comm); running */
-			ev->wake.pid = sqlite3_column_int(q, 5);
-			ev->wake.target_cpu = (int32_t)sqlite3_column_int64(q, 6);
-			ev->wake.irq = (uint8_t)sqlite3_column_int(q, 7);
-			snprintf(ev->wake.comm, SL_COMM_LEN, "%s", txt ? txt : "");
-			break;
-		}
-		if (kind != SL_EV_SWITCH && kind != SL_FACT_RUNNING)
-			continue;
-		if (x->nr_keys == cap_keys) {
-			size_t cap = cap_keys ? 2 * cap_keys : 4096;
-			uint64_t *k = realloc(x->fact_keys, cap * sizeof(*k));
-
-			if (!k)
-				return sqlite3_finalize(q), -ENOMEM;
-			x->fact_keys = k;
-			cap_keys = cap;
-		}
-		x->fact_keys[x->nr_keys++] = fact_key(cpu, ev->ts_ns);
-	}
-	sqlite3_finalize(q);
+	if (err)
+		return err;
 	qsort(x->fact_keys, x->nr_keys, sizeof(*x->fact_keys), cmp_u64);
 	return 0;
 }
 
 /* Switches: the first one of each CPU, then one between consecutive slices. */
-/* The CPUs' first switches as stored, next_pid -1 until their first slice gives it. */
-static int load_first_switches(struct exp *x)
+
+/* A CPU's first switch as stored, next_pid -1 until its first slice gives it. */
+static int add_first_switch(void *ctx, const struct sl_first_switch_rec *f)
 {
-	sqlite3_stmt *q;
+	struct exp *x = ctx;
+	struct item *it = add(x, SL_EV_SWITCH, f->ts_ns, f->cpu, 3);
 
-	/* with facts, a CPU's first switch is a fact like every switch slices do not imply */
-	if (sqlite3_prepare_v2(x->db,
-			       "SELECT cpu, ts_ns, prev_pid, prev_prio, prev_state, prev_comm FROM "
-			       "run_cpu_first WHERE run_id = ? AND ? = 0",
-			       -1, &q, NULL) != SQLITE_OK)
-		return db_fail(x, NULL);
-	sqlite3_bind_int64(q, 1, x->run_id);
-	sqlite3_bind_int(q, 2, x->has_facts);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		struct item *it = add(x, SL_EV_SWITCH, sqlite3_column_int64(q, 1),
-				      sqlite3_column_int(q, 0), 3);
-		const char *comm = (const char *)sqlite3_column_text(q, 5);
+	if (!it)
+		return -ENOMEM;
+	it->ev.sw.prev_pid = f->prev_pid;
+	it->ev.sw.prev_prio = f->prev_prio;
+	set_state(&it->ev.sw, f->prev_state);
+	memcpy(it->ev.sw.prev_comm, f->prev_comm, SL_COMM_LEN);
+	it->ev.sw.next_pid = -1; /* from the first slice (add_slice) */
+	return 0;
+}
 
-		if (!it)
-			return sqlite3_finalize(q), -ENOMEM;
-		it->ev.sw.prev_pid = sqlite3_column_int(q, 2);
-		it->ev.sw.prev_prio = sqlite3_column_int(q, 3);
-		set_state(&it->ev.sw, (const char *)sqlite3_column_text(q, 4));
-		snprintf(it->ev.sw.prev_comm, SL_COMM_LEN, "%s", comm ? comm : "");
-		it->ev.sw.next_pid = -1; /* from the first slice (load_switches) */
+/* The walk over the slices (by cpu, start): the slice before, on the same CPU. */
+struct slice_walk {
+	struct exp *x;
+	size_t nr_first; /* items[0, nr_first): the stored first switches */
+	int cpu;
+	bool have_prev;
+	int32_t prev_pid;
+	int16_t prev_prio;
+	char prev_state[3];
+};
+
+static int add_span(struct exp *x, const struct sl_slice_rec *s)
+{
+	if (x->nr_spans == x->cap_spans) {
+		size_t cap = x->cap_spans ? 2 * x->cap_spans : 65536;
+		struct span *p = realloc(x->spans, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		x->spans = p;
+		x->cap_spans = cap;
 	}
-	sqlite3_finalize(q);
+	x->spans[x->nr_spans++] = (struct span){ s->start_ns, s->start_ns + s->dur_ns, s->pid };
+	return 0;
+}
+
+/* A slice: its span, and the switch that began it unless a fact or a first switch has it. */
+static int add_slice(void *ctx, const struct sl_slice_rec *s)
+{
+	struct slice_walk *w = ctx;
+	struct exp *x = w->x;
+	int c = s->cpu;
+	struct item *it = NULL;
+
+	if (c < 0 || c >= SL_TOPO_MAX_CPUS || c < w->cpu)
+		return 0;
+	if (c != w->cpu)
+		for (int k = w->cpu + 1; k <= c; k++)
+			x->span_first[k] = x->nr_spans;
+	if (add_span(x, s) < 0)
+		return -ENOMEM;
+	if (c != w->cpu) {
+		w->cpu = c;
+		w->have_prev = false;
+		/* the first slice starts at the CPU's first switch, if it was stored */
+		for (size_t i = 0; i < w->nr_first; i++)
+			if (x->items[i].ev.cpu == c && x->items[i].ev.sw.next_pid == -1 &&
+			    x->items[i].ev.ts_ns == s->start_ns)
+				it = &x->items[i];
+	}
+	if (!it && x->has_facts && is_fact_key(x, c, s->start_ns))
+		goto next; /* that switch is a fact, or the slice began unseen */
+	if (!it) {
+		it = add(x, SL_EV_SWITCH, s->start_ns, c, 3);
+		if (!it)
+			return -ENOMEM;
+		if (w->have_prev) {
+			it->ev.sw.prev_pid = w->prev_pid;
+			it->ev.sw.prev_prio = w->prev_prio;
+			set_state(&it->ev.sw, w->prev_state);
+		} else {
+			/* no stored first switch: the idle task stands in, runnable */
+			it->ev.sw.prev_state = 'R';
+			it->ev.sw.prev_prio = 120;
+		}
+		set_comm(x, it->ev.sw.prev_pid, c, it->ev.sw.prev_comm);
+	}
+	it->ev.sw.next_pid = s->pid;
+	it->ev.sw.next_prio = s->prio;
+	set_comm(x, s->pid, c, it->ev.sw.next_comm);
+next:
+	w->prev_pid = s->pid;
+	w->prev_prio = s->prio;
+	w->prev_state[0] = s->end_state;
+	w->prev_state[1] = s->end_preempt ? '+' : 0;
+	w->prev_state[2] = 0;
+	w->have_prev = true;
 	return 0;
 }
 
 static int load_switches(struct exp *x)
 {
-	sqlite3_stmt *q;
-	int cpu = -1, err;
-	int32_t prev_pid = 0;
-	int16_t prev_prio = 120;
-	char prev_state[3] = "";
-	bool have_prev = false;
-	size_t nr_first;
+	struct slice_walk w = { .x = x, .cpu = -1 };
+	int err;
 
-	err = load_first_switches(x);
+	/* with facts, a CPU's first switch is a fact like every switch slices do not imply */
+	if (!x->has_facts &&
+	    (err = sl_query_run_first_switches(x->store, x->run_id, add_first_switch, x)) < 0)
+		return err;
+	w.nr_first = x->n;
+	err = sl_query_run_slices(x->store, x->run_id, add_slice, &w);
 	if (err < 0)
 		return err;
-	nr_first = x->n;
-
-	if (sqlite3_prepare_v2(
-		    x->db,
-		    "SELECT cpu, start_ns, pid, prio, end_state, dur_ns FROM sched_slices WHERE "
-		    "run_id = ? ORDER BY cpu, start_ns",
-		    -1, &q, NULL) != SQLITE_OK)
-		return db_fail(x, NULL);
-	sqlite3_bind_int64(q, 1, x->run_id);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		int c = sqlite3_column_int(q, 0);
-		uint64_t start = sqlite3_column_int64(q, 1);
-		int32_t pid = sqlite3_column_int(q, 2);
-		int16_t prio = sqlite3_column_int(q, 3);
-		const char *st = (const char *)sqlite3_column_text(q, 4);
-		struct item *it = NULL;
-
-		if (c < 0 || c >= SL_TOPO_MAX_CPUS || c < cpu)
-			continue;
-		if (x->nr_spans == x->cap_spans) {
-			size_t cap = x->cap_spans ? 2 * x->cap_spans : 65536;
-			struct span *p = realloc(x->spans, cap * sizeof(*p));
-
-			if (!p)
-				return sqlite3_finalize(q), -ENOMEM;
-			x->spans = p;
-			x->cap_spans = cap;
-		}
-		if (c != cpu)
-			for (int k = cpu + 1; k <= c; k++)
-				x->span_first[k] = x->nr_spans;
-		x->spans[x->nr_spans++] =
-			(struct span){ start, start + sqlite3_column_int64(q, 5), pid };
-		if (c != cpu) {
-			cpu = c;
-			have_prev = false;
-			/* the first slice starts at the CPU's first switch, if it was stored */
-			for (size_t i = 0; i < nr_first; i++)
-				if (x->items[i].ev.cpu == c && x->items[i].ev.sw.next_pid == -1 &&
-				    x->items[i].ev.ts_ns == start)
-					it = &x->items[i];
-		}
-		if (!it && x->has_facts && is_fact_key(x, c, start))
-			goto next; /* that switch is a fact, or the slice began unseen */
-		if (!it) {
-			it = add(x, SL_EV_SWITCH, start, c, 3);
-			if (!it)
-				return sqlite3_finalize(q), -ENOMEM;
-			if (have_prev) {
-				it->ev.sw.prev_pid = prev_pid;
-				it->ev.sw.prev_prio = prev_prio;
-				set_state(&it->ev.sw, prev_state);
-			} else {
-				/* no stored first switch: the idle task stands in, runnable */
-				it->ev.sw.prev_state = 'R';
-				it->ev.sw.prev_prio = 120;
-			}
-			set_comm(x, it->ev.sw.prev_pid, c, it->ev.sw.prev_comm);
-		}
-		it->ev.sw.next_pid = pid;
-		it->ev.sw.next_prio = prio;
-		set_comm(x, pid, c, it->ev.sw.next_comm);
-next:
-		prev_pid = pid;
-		prev_prio = prio;
-		snprintf(prev_state, sizeof(prev_state), "%s", st ? st : "");
-		have_prev = true;
-	}
-	sqlite3_finalize(q);
-	for (int k = cpu + 1; k <= SL_TOPO_MAX_CPUS; k++)
+	for (int k = w.cpu + 1; k <= SL_TOPO_MAX_CPUS; k++)
 		x->span_first[k] = x->nr_spans;
 	/* first switches whose CPU has no slice at all: the next task is unknown */
 	for (size_t i = 0; i < x->n; i++)
@@ -438,73 +404,61 @@ static uint64_t waking_time(const struct exp *x, int cpu, int32_t waker, uint64_
 	return ts;
 }
 
+/*
+ * A wakeup as its events: the waking (from the waker's CPU, unless the wakeup's context is
+ * the waker), the wakeup, and a migration when the task ran on another CPU than the target.
+ */
+static int add_wakeup(void *ctx, const struct sl_wakeup_rec *w, uint64_t waking_ns)
+{
+	struct exp *x = ctx;
+	bool is_new = w->kind == SL_WAKE_NEW;
+	bool has_waker = w->waker_pid != SL_REC_NONE;
+	bool ran = w->run_cpu != SL_REC_NONE && w->latency_ns != SL_REC_NO_TIME;
+	struct item *it;
+
+	if (has_waker && !is_new && !x->waker_from_wakeup) {
+		uint64_t wts = waking_ns == SL_REC_NO_TIME ?
+				       waking_time(x, w->waker_cpu, w->waker_pid, w->ts_ns) :
+				       waking_ns;
+
+		it = add(x, SL_EV_WAKING, wts, w->waker_cpu, 0);
+		if (!it)
+			return -ENOMEM;
+		it->ev.common_pid = w->waker_pid;
+		it->ev.wake.pid = w->pid;
+		it->ev.wake.prio = 120;
+		it->ev.wake.irq = w->waker_irq;
+		it->ev.wake.target_cpu = w->prev_cpu;
+		snprintf(it->ev.wake.comm, SL_COMM_LEN, "%s", comm_of(x, w->pid));
+	}
+	it = add(x, is_new ? SL_EV_WAKEUP_NEW : SL_EV_WAKEUP, w->ts_ns,
+		 has_waker ? w->waker_cpu : w->target_cpu, 1);
+	if (!it)
+		return -ENOMEM;
+	/* -1: the replay puts the task running on the CPU there */
+	it->ev.common_pid = has_waker && (is_new || x->waker_from_wakeup) ? w->waker_pid : -1;
+	it->ev.wake.pid = w->pid;
+	it->ev.wake.prio = 120;
+	it->ev.wake.target_cpu = w->target_cpu;
+	snprintf(it->ev.wake.comm, SL_COMM_LEN, "%s", comm_of(x, w->pid));
+	if (ran && w->run_cpu != w->target_cpu && w->run_cpu >= 0 &&
+	    w->run_cpu < SL_TOPO_MAX_CPUS) {
+		it = add(x, SL_EV_MIGRATE, w->ts_ns + w->latency_ns, w->run_cpu, 2);
+		if (!it)
+			return -ENOMEM;
+		it->ev.common_pid = -1;
+		it->ev.migrate.pid = w->pid;
+		it->ev.migrate.prio = 120;
+		it->ev.migrate.orig_cpu = w->target_cpu;
+		it->ev.migrate.dest_cpu = w->run_cpu;
+		snprintf(it->ev.migrate.comm, SL_COMM_LEN, "%s", comm_of(x, w->pid));
+	}
+	return 0;
+}
+
 static int load_wakeups(struct exp *x)
 {
-	sqlite3_stmt *q;
-
-	if (sqlite3_prepare_v2(
-		    x->db,
-		    "SELECT w.ts_ns, w.pid, kind, waker_pid, waker_cpu, prev_cpu, "
-		    "target_cpu, run_cpu, latency_ns, k.waking_ns, waker_irq FROM wakeups w LEFT JOIN "
-		    "wakings k ON k.run_id = w.run_id AND k.pid = w.pid AND k.ts_ns = "
-		    "w.ts_ns WHERE w.run_id = ?",
-		    -1, &q, NULL) != SQLITE_OK)
-		return db_fail(x, NULL);
-	sqlite3_bind_int64(q, 1, x->run_id);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		uint64_t ts = sqlite3_column_int64(q, 0);
-		int32_t pid = sqlite3_column_int(q, 1);
-		bool is_new = sqlite3_column_int(q, 2) == 1;
-		bool has_waker = sqlite3_column_type(q, 3) != SQLITE_NULL;
-		int32_t waker = sqlite3_column_int(q, 3), waker_cpu = sqlite3_column_int(q, 4);
-		int32_t prev = sqlite3_column_type(q, 5) == SQLITE_NULL ? -1 :
-									  sqlite3_column_int(q, 5);
-		int32_t target = sqlite3_column_int(q, 6);
-		bool ran = sqlite3_column_type(q, 7) != SQLITE_NULL &&
-			   sqlite3_column_type(q, 8) != SQLITE_NULL;
-		int32_t run_cpu = sqlite3_column_int(q, 7);
-		uint8_t irq = (uint8_t)sqlite3_column_int(q, 10);
-		struct item *it;
-
-		if (has_waker && !is_new && !x->waker_from_wakeup) {
-			uint64_t wts = sqlite3_column_type(q, 9) == SQLITE_NULL ?
-					       waking_time(x, waker_cpu, waker, ts) :
-					       (uint64_t)sqlite3_column_int64(q, 9);
-
-			it = add(x, SL_EV_WAKING, wts, waker_cpu, 0);
-			if (!it)
-				return sqlite3_finalize(q), -ENOMEM;
-			it->ev.common_pid = waker;
-			it->ev.wake.pid = pid;
-			it->ev.wake.prio = 120;
-			it->ev.wake.irq = irq;
-			it->ev.wake.target_cpu = prev;
-			snprintf(it->ev.wake.comm, SL_COMM_LEN, "%s", comm_of(x, pid));
-		}
-		it = add(x, is_new ? SL_EV_WAKEUP_NEW : SL_EV_WAKEUP, ts,
-			 has_waker ? waker_cpu : target, 1);
-		if (!it)
-			return sqlite3_finalize(q), -ENOMEM;
-		/* -1: the replay puts the task running on the CPU there */
-		it->ev.common_pid = has_waker && (is_new || x->waker_from_wakeup) ? waker : -1;
-		it->ev.wake.pid = pid;
-		it->ev.wake.prio = 120;
-		it->ev.wake.target_cpu = target;
-		snprintf(it->ev.wake.comm, SL_COMM_LEN, "%s", comm_of(x, pid));
-		if (ran && run_cpu != target && run_cpu >= 0 && run_cpu < SL_TOPO_MAX_CPUS) {
-			it = add(x, SL_EV_MIGRATE, ts + sqlite3_column_int64(q, 8), run_cpu, 2);
-			if (!it)
-				return sqlite3_finalize(q), -ENOMEM;
-			it->ev.common_pid = -1;
-			it->ev.migrate.pid = pid;
-			it->ev.migrate.prio = 120;
-			it->ev.migrate.orig_cpu = target;
-			it->ev.migrate.dest_cpu = run_cpu;
-			snprintf(it->ev.migrate.comm, SL_COMM_LEN, "%s", comm_of(x, pid));
-		}
-	}
-	sqlite3_finalize(q);
-	return 0;
+	return sl_query_run_wakeups_waking(x->store, x->run_id, add_wakeup, x);
 }
 
 static int cmp_item(const void *a, const void *b)
@@ -718,7 +672,7 @@ int sl_export_text_slice(const char *db_path, int64_t run_id, const struct sl_ex
 		free(x);
 		return err;
 	}
-	x->db = sl_store_db(store);
+	x->store = store;
 	curr = calloc(SL_TOPO_MAX_CPUS, sizeof(*curr));
 	if (!curr) {
 		err = -ENOMEM;

@@ -274,4 +274,59 @@ typedef int (*sl_query_window_cb)(void *ctx, const char *hostname, const char *k
  */
 int sl_query_windows_by_end(struct sl_store *store, sl_query_window_cb cb, void *ctx);
 
+/* store-query-export.c: the rows the ftrace text export (lib/serve/export-text.c) replays */
+
+/* A run as the export sees it. */
+struct sl_export_run {
+	bool waker_from_wakeup; /* the wakeup's context is the waker (imports of some traces) */
+	bool has_facts; /* runs.facts: sched_facts replay the run exactly (lib/store/facts.h) */
+	int64_t end_ns;
+};
+
+/* Fills *ret for run_id; -ENOENT ("no run N") when there is none. */
+int sl_query_export_run(struct sl_store *store, int64_t run_id, struct sl_export_run *ret);
+
+/*
+ * The walks below hand run_id's rows to cb one at a time, each decoded into its record
+ * (records.h; a NULL column gives SL_REC_NONE, SL_REC_NO_TIME or ""). A non-zero return
+ * of cb stops the walk and is returned.
+ */
+
+/* tasks (first_ns and grp not filled). */
+typedef int (*sl_query_task_cb)(void *ctx, const struct sl_task_rec *t);
+int sl_query_run_tasks(struct sl_store *store, int64_t run_id, sl_query_task_cb cb, void *ctx);
+
+/* sched_facts in replay order: by ts_ns, seq, a comm fact before the event it names. */
+struct sl_fact_rec;
+typedef int (*sl_query_fact_cb)(void *ctx, const struct sl_fact_rec *f);
+int sl_query_run_facts(struct sl_store *store, int64_t run_id, sl_query_fact_cb cb, void *ctx);
+
+/* A CPU's first switch, as runs without facts stored it (table run_cpu_first). */
+struct sl_first_switch_rec {
+	uint64_t ts_ns;
+	int32_t cpu;
+	int32_t prev_pid;
+	int16_t prev_prio;
+	char prev_state[3]; /* "S", "R+", ... */
+	char prev_comm[SL_COMM_LEN];
+};
+
+typedef int (*sl_query_first_switch_cb)(void *ctx, const struct sl_first_switch_rec *f);
+int sl_query_run_first_switches(struct sl_store *store, int64_t run_id, sl_query_first_switch_cb cb,
+				void *ctx);
+
+/* sched_slices by cpu, then start_ns. */
+typedef int (*sl_query_slice_cb)(void *ctx, const struct sl_slice_rec *s);
+int sl_query_run_slices(struct sl_store *store, int64_t run_id, sl_query_slice_cb cb, void *ctx);
+
+/*
+ * wakeups (the columns an export needs: ts, pid, kind, waker, CPUs, latency, waker_irq),
+ * each with its sched_waking's time from table wakings (imports before facts), else
+ * SL_REC_NO_TIME.
+ */
+typedef int (*sl_query_wakeup_waking_cb)(void *ctx, const struct sl_wakeup_rec *w,
+					 uint64_t waking_ns);
+int sl_query_run_wakeups_waking(struct sl_store *store, int64_t run_id,
+				sl_query_wakeup_waking_cb cb, void *ctx);
+
 #endif
