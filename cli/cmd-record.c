@@ -449,6 +449,18 @@ static int open_recorder(const struct sl_recorder_opts *opts, struct report *rep
 	return EXIT_OK;
 }
 
+/* The summary to stdout in format: ret, or a failure when it cannot be written. */
+static int report_summary(struct report *rep, enum pr_format format, int ret)
+{
+	struct pr *p = pr_open(format, 0, stdout);
+
+	if (p)
+		print_summary(p, rep);
+	if ((!p || pr_close(p) < 0) && ret == EXIT_OK)
+		ret = cli_error("cannot write the summary to stdout");
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_ctx rc = { 0 };
@@ -464,7 +476,6 @@ int cmd_record(int argc, char **argv)
 	struct sl_session_opts sopts;
 	double duration = 0, t0;
 	enum pr_format format = PR_TEXT;
-	struct pr *p;
 	pid_t child = -1;
 	int r, ret = EXIT_OK;
 
@@ -496,13 +507,10 @@ int cmd_record(int argc, char **argv)
 	if ((ret = open_recorder(&opts, &rep, format != PR_TEXT)) != EXIT_OK)
 		goto out_free;
 	sl_session_opts_live(&sopts, hi, topo, rep.rec, rep.db, rep.label);
-	if (json_object_size(rep.params)) {
-		params_text = json_dumps(rep.params, JSON_COMPACT);
-		if (!params_text) {
-			ret = cli_error("out of memory");
-			goto out;
-		}
-		sopts.meta.params = params_text;
+	if (json_object_size(rep.params) &&
+	    !(sopts.meta.params = params_text = json_dumps(rep.params, JSON_COMPACT))) {
+		ret = cli_error("out of memory");
+		goto out;
 	}
 	r = sl_session_open(&sopts, &rc.session);
 	if (r < 0) {
@@ -529,11 +537,7 @@ int cmd_record(int argc, char **argv)
 	rep.wall_s = now_s() - t0;
 	ret = finish_recording(&rep, &rc, &totals, child, ret);
 	rep.comms = sl_comm_counts_sorted(counts, &rep.nr_comms);
-	p = pr_open(format, 0, stdout);
-	if (p)
-		print_summary(p, &rep);
-	if ((!p || pr_close(p) < 0) && ret == EXIT_OK)
-		ret = cli_error("cannot write the summary to stdout");
+	ret = report_summary(&rep, format, ret);
 	/* like perf record: the command's failure is ours */
 	if (ret == EXIT_OK && rep.child_status > 0)
 		ret = rep.child_status;

@@ -261,6 +261,22 @@ static void store_lone_drops(struct sl_writer *w, uint64_t now_wall)
 	pthread_mutex_lock(&w->lock);
 }
 
+/* Commits the open transaction: its rows count as written, or all of them failed. */
+static void end_txn(struct sl_writer *w, uint64_t now_wall, uint64_t txn_rows,
+		    const uint64_t *txn_written)
+{
+	int err = commit(w, now_wall);
+
+	if (err) {
+		fail(w, err, txn_rows);
+		return;
+	}
+	for (int t = 0; t < SL_ROW_TYPES; t++)
+		w->written[t] += txn_written[t];
+	/* space came back: what is queued is written again */
+	w->full = false;
+}
+
 void *writer_main(void *arg)
 {
 	struct sl_writer *w = arg;
@@ -328,16 +344,7 @@ void *writer_main(void *arg)
 		if (in_txn &&
 		    (txn_rows >= w->opts.commit_rows || now - txn_start >= w->opts.commit_ms ||
 		     (remaining == 0 && (flush_wanted || stopping)))) {
-			int err = commit(w, now_wall);
-
-			if (err) {
-				fail(w, err, txn_rows);
-			} else {
-				for (int t = 0; t < SL_ROW_TYPES; t++)
-					w->written[t] += txn_written[t];
-				/* space came back: what is queued is written again */
-				w->full = false;
-			}
+			end_txn(w, now_wall, txn_rows, txn_written);
 			in_txn = false;
 		}
 		/* also while full: deleting old chunks frees pages in the file for new rows */
