@@ -11,6 +11,8 @@
  *   lab explain A B WORKLOAD --metric M
  *                      a bisection by measurement: B with each sched feature flipped, one
  *                      at a time, ranked by how much of A -> B in M the flip undoes
+ *   lab upgrade A B WORKLOAD  A then B recorded by schedlensd into one database, its
+ *                      automatic comparison set beside the same runs' (cmd-lab-upgrade.c)
  *
  * Repeated looks: after pair k of at most K (--max-runs) the comparison runs at alpha/K
  * and with intervals at the 1 - 0.05/K level. By the union bound, the chance that any
@@ -36,6 +38,7 @@
 #include "builtin.h"
 #include "compare.h"
 #include "error.h"
+#include "lab-local.h"
 #include "labdir.h"
 #include "metrics.h"
 #include "print.h"
@@ -48,40 +51,13 @@ static const char usage_text[] =
 	"            [--max-minutes M] [--alpha A] [-g GROUP]... [--json] [run options]\n"
 	"       schedlens lab explain A B WORKLOAD --metric M [-g GROUP] [--features LIST]\n"
 	"            [--runs N] [-o DB] [-l LABEL] [--alpha A] [--json] [run options]\n"
+	"       schedlens lab upgrade A B WORKLOAD [-o NEW_DB] [-l LABEL] [--compare-after N]\n"
+	"            [--runs N] [--json] [run options]\n"
 	"  KERNEL: 6.1, 6.12, 7.x, a release (7.2.13+deb14-cloud-amd64) or a bzImage path\n"
 	"  A, B: KERNEL[:FEATURE,...][@PREEMPT], e.g. 6.1 and 6.1:NO_WAKEUP_PREEMPTION\n"
 	"  run options passed on: -d SECONDS -c N -j N -L LOOPS --mode M --scale N\n"
 	"            --topology SxCxT --sysctl N=V --append ARGS --copy PATH\n"
 	"  WORKLOAD: pgbench, hackbench, or cmd [--copy PATH]... -- COMMAND ARGS";
-
-#define MAX_RUNS 64
-#define MAX_GROUPS 16
-
-/* One side of an A/B experiment: what `lab run` is given. */
-struct lab_side {
-	char kernel[PATH_MAX];
-	char features[512]; /* comma-separated, "" for the kernel's defaults */
-	char preempt[32]; /* "" for the kernel's default */
-	int64_t runs[MAX_RUNS];
-	int nr_runs;
-};
-
-struct lab_ab {
-	const char *db, *label, *workload;
-	int max_runs; /* per side, and the number of looks the alpha is spent over */
-	double max_minutes;
-	double alpha;
-	const char *groups[MAX_GROUPS];
-	int nr_groups;
-	bool json;
-	const char *metric, *toggles; /* explain: the metric, the features to flip (NULL: all) */
-	int runs_each; /* explain: runs of A, of B and of each flip */
-	char *pass[64]; /* run options passed on to every `lab run` */
-	int nr_pass;
-	char **command; /* cmd: what follows "--", passed on after it */
-	int nr_command;
-	struct lab_side side[2];
-};
 
 /* The directory of the lab scripts: SL_LAB_DIR, the source tree's, or the installed one. */
 static const char *lab_dir(void)
@@ -106,7 +82,7 @@ static const char *lab_dir(void)
 }
 
 /* The guest gets this very binary: the scripts' mkimage reads SL_SCHEDLENS. */
-static void export_self(void)
+void lab_export_self(void)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -128,7 +104,7 @@ static int exec_script(const char *name, int argc, char **argv)
 	args[0] = path;
 	for (int i = 0; i < argc; i++)
 		args[i + 1] = argv[i];
-	export_self();
+	lab_export_self();
 	execv(path, args);
 	cli_error("cannot run %s: %s (SL_LAB_DIR names the lab's scripts)", path, strerror(errno));
 	free(args);
@@ -161,7 +137,7 @@ static int parse_side(const char *spec, struct lab_side *s)
 	return 0;
 }
 
-static const char *side_name(const struct lab_side *s, char *buf, size_t size)
+const char *lab_side_name(const struct lab_side *s, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s%s%s%s", s->kernel, *s->features ? ":" : "", s->features,
 		 *s->preempt ? "@" : "", s->preempt);
@@ -198,7 +174,7 @@ static int64_t newest_run(const char *db)
 
 /* One `lab run` of a side; a failed run is tried once more (the log says why). */
 /* keep: a directory for what the guest sent (its sched features), or NULL. */
-static int run_side(struct lab_ab *ab, struct lab_side *s, const char *keep)
+int lab_run_side(struct lab_ab *ab, struct lab_side *s, const char *keep)
 {
 	char path[PATH_MAX + 32];
 	/* the fixed options below, the ones passed on, "--", the command, NULL */
@@ -276,9 +252,9 @@ static int run_side(struct lab_ab *ab, struct lab_side *s, const char *keep)
  * base's runs against cand's, restricted to the experiment's groups, at one of max_looks
  * looks (the error rates spent over them); stored when store.
  */
-static int compare_sides(const struct lab_ab *ab, const struct lab_side *base,
-			 const struct lab_side *cand, int max_looks, bool store,
-			 struct sl_comparison **ret)
+int lab_compare_sides(const struct lab_ab *ab, const struct lab_side *base,
+		      const struct lab_side *cand, int max_looks, bool store,
+		      struct sl_comparison **ret)
 {
 	struct sl_compare_opts o;
 	struct sl_store *st;
@@ -307,7 +283,7 @@ static int compare_sides(const struct lab_ab *ab, const struct lab_side *base,
 /* The comparison of everything run so far: one of at most max_runs looks. */
 static int look(const struct lab_ab *ab, bool store, struct sl_comparison **ret)
 {
-	return compare_sides(ab, &ab->side[0], &ab->side[1], ab->max_runs, store, ret);
+	return lab_compare_sides(ab, &ab->side[0], &ab->side[1], ab->max_runs, store, ret);
 }
 
 static int ab_loop(struct lab_ab *ab, json_t *looks)
@@ -318,9 +294,9 @@ static int ab_loop(struct lab_ab *ab, json_t *looks)
 	fprintf(stderr,
 		"lab ab: A = %s, B = %s, %s, at most %d runs a side and %g min; "
 		"each look at alpha %.3g, %.3g%% intervals\n",
-		side_name(&ab->side[0], a, sizeof(a)), side_name(&ab->side[1], b, sizeof(b)),
-		ab->workload, ab->max_runs, ab->max_minutes, ab->alpha / ab->max_runs,
-		100 * (1 - 0.05 / ab->max_runs));
+		lab_side_name(&ab->side[0], a, sizeof(a)),
+		lab_side_name(&ab->side[1], b, sizeof(b)), ab->workload, ab->max_runs,
+		ab->max_minutes, ab->alpha / ab->max_runs, 100 * (1 - 0.05 / ab->max_runs));
 	for (int k = 0; k < ab->max_runs; k++) {
 		double p0 = now_s();
 		struct sl_comparison *c = NULL;
@@ -329,7 +305,7 @@ static int ab_loop(struct lab_ab *ab, json_t *looks)
 
 		/* A B, then B A: drift over the experiment hits both sides alike */
 		for (int i = 0; i < 2; i++)
-			if ((err = run_side(ab, &ab->side[k % 2 ? 1 - i : i], NULL)))
+			if ((err = lab_run_side(ab, &ab->side[k % 2 ? 1 - i : i], NULL)))
 				return err;
 		pair_s = now_s() - p0;
 		if ((err = look(ab, false, &c)))
@@ -400,13 +376,33 @@ static int ab_report(const struct lab_ab *ab, json_t *looks)
 	return status;
 }
 
+/* The options only one lab command takes (the others are everyone's). */
+static bool lab_takes(enum lab_cmd cmd, int opt)
+{
+	switch (opt) {
+	case 'N': /* --max-runs */
+	case 'M': /* --max-minutes */
+		return cmd == LAB_AB;
+	case 'K': /* --metric */
+	case 'F': /* --features */
+		return cmd == LAB_EXPLAIN;
+	case 'r': /* --runs: explain's of each setting, upgrade's of A */
+		return cmd != LAB_AB;
+	case 'W': /* --compare-after */
+		return cmd == LAB_UPGRADE;
+	default:
+		return true;
+	}
+}
+
+static const char *const lab_cmd_name[] = { "ab", "explain", "upgrade" };
+
 /*
- * The options of lab ab and lab explain (explain: --metric, --features and --runs instead
- * of --max-runs and --max-minutes); the three positional arguments into sides and
- * workload. -1 to go on, else the exit status. A flat switch over both commands' options,
+ * The options of lab ab, explain and upgrade (lab_takes() says which are whose); the three
+ * positional arguments into sides and workload. A flat switch over the commands' options,
  * one short case each: its length is the number of options.
  */
-static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
+int lab_args(int argc, char **argv, struct lab_ab *ab, enum lab_cmd cmd)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'o' },
@@ -425,6 +421,7 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 		{ "append", required_argument, NULL, 'A' },
 		{ "scale", required_argument, NULL, 'Z' },
 		{ "copy", required_argument, NULL, 'C' },
+		{ "compare-after", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -441,14 +438,14 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 		}
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:l:g:d:c:j:L:r:h", opts, NULL)) != -1) {
-		if (explain ? (opt == 'N' || opt == 'M') : (opt == 'K' || opt == 'F' || opt == 'r'))
-			return cli_usage_error("lab", "--%s is not an option of lab %s",
-					       opt == 'N' ? "max-runs" :
-					       opt == 'M' ? "max-minutes" :
-					       opt == 'K' ? "metric" :
-					       opt == 'F' ? "features" :
-							    "runs",
-					       explain ? "explain" : "ab");
+		if (!lab_takes(cmd, opt)) {
+			const struct option *o = opts;
+
+			while (o->val != opt)
+				o++;
+			return cli_usage_error("lab", "--%s is not an option of lab %s", o->name,
+					       lab_cmd_name[cmd]);
+		}
 		switch (opt) {
 		case 'o':
 			ab->db = optarg;
@@ -457,10 +454,10 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 			ab->label = optarg;
 			break;
 		case 'g':
-			if (ab->nr_groups == (explain ? 1 : MAX_GROUPS))
+			if (ab->nr_groups == (cmd == LAB_EXPLAIN ? 1 : MAX_GROUPS))
 				return cli_usage_error("lab", "at most %d group%s",
-						       explain ? 1 : MAX_GROUPS,
-						       explain ? "" : "s");
+						       cmd == LAB_EXPLAIN ? 1 : MAX_GROUPS,
+						       cmd == LAB_EXPLAIN ? "" : "s");
 			ab->groups[ab->nr_groups++] = optarg;
 			break;
 		case 'N':
@@ -492,7 +489,17 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 		case 'J':
 			ab->json = true;
 			break;
+		case 'W':
+			if (cli_u64("lab", "--compare-after", optarg, 2, 1000000, &u))
+				return EXIT_USAGE;
+			ab->compare_after = (int)u;
+			break;
 		case 'd':
+			/* upgrade's default --compare-after: as many windows as seconds */
+			if (cli_u64("lab", "-d", optarg, 1, 1000000, &u))
+				return EXIT_USAGE;
+			ab->duration = (int)u;
+			__attribute__((fallthrough)); /* passed on like the others */
 		case 'c':
 		case 'j':
 		case 'L':
@@ -536,10 +543,10 @@ static int lab_args(int argc, char **argv, struct lab_ab *ab, bool explain)
 					       "cmd needs its command after --");
 	if (!ab->label)
 		ab->label = ab->workload;
-	if (explain && !ab->metric)
+	if (cmd == LAB_EXPLAIN && !ab->metric)
 		return cli_usage_error("lab", "explain needs --metric M (a metric of "
 					      "schedlens diff, e.g. waker_same_share)");
-	if (explain && !sl_metric_find(ab->metric))
+	if (cmd == LAB_EXPLAIN && !sl_metric_find(ab->metric))
 		return cli_usage_error("lab", "no metric '%s' (schedlens diff --all lists them)",
 				       ab->metric);
 	return -1;
@@ -551,9 +558,9 @@ static int cmd_lab_ab(int argc, char **argv)
 	json_t *looks;
 	int err;
 
-	if ((err = lab_args(argc, argv, &ab, false)) >= 0)
+	if ((err = lab_args(argc, argv, &ab, LAB_AB)) >= 0)
 		return err;
-	export_self();
+	lab_export_self();
 	looks = json_array();
 	if (!looks)
 		return cli_error("out of memory");
@@ -671,10 +678,10 @@ static int measure_toggle(struct lab_ab *ab, struct toggle *t, int nr_toggles, d
 		return cli_error("feature list of %s too long", ab->side[1].kernel);
 	flip.nr_runs = 0;
 	for (int i = 0; i < ab->runs_each; i++)
-		if ((err = run_side(ab, &flip, NULL)))
+		if ((err = lab_run_side(ab, &flip, NULL)))
 			return err;
 	/* one comparison per flipped feature: the error rates are spent over all of them */
-	if ((err = compare_sides(ab, &ab->side[1], &flip, nr_toggles, false, &c)))
+	if ((err = lab_compare_sides(ab, &ab->side[1], &flip, nr_toggles, false, &c)))
 		return err;
 	f = metric_finding(ab, c);
 	t->verdict = f ? f->verdict : SL_V_INSUFFICIENT;
@@ -760,23 +767,23 @@ static int cmd_lab_explain(int argc, char **argv)
 	int err, nr = 0;
 
 	ab = (struct lab_ab){ .db = "lab.db", .alpha = 0.01, .runs_each = 2 };
-	if ((err = lab_args(argc, argv, &ab, true)) >= 0)
+	if ((err = lab_args(argc, argv, &ab, LAB_EXPLAIN)) >= 0)
 		return err;
 	err = 0;
-	export_self();
+	lab_export_self();
 	if (!mkdtemp(tmpl))
 		return cli_error("mkdtemp: %s", strerror(errno));
 	snprintf(dir_a, sizeof(dir_a), "%s/a", tmpl);
 	snprintf(dir_b, sizeof(dir_b), "%s/b", tmpl);
 	for (int i = 0; i < ab.runs_each && !err; i++)
-		if (!(err = run_side(&ab, &ab.side[0], i ? NULL : dir_a)))
-			err = run_side(&ab, &ab.side[1], i ? NULL : dir_b);
+		if (!(err = lab_run_side(&ab, &ab.side[0], i ? NULL : dir_a)))
+			err = lab_run_side(&ab, &ab.side[1], i ? NULL : dir_b);
 	if (!err)
 		err = choose_toggles(&ab, dir_a, dir_b, t, &nr);
 	if (!err && !nr)
 		err = cli_error("no sched feature to flip");
 	if (!err)
-		err = compare_sides(&ab, &ab.side[0], &ab.side[1], nr, true, &c);
+		err = lab_compare_sides(&ab, &ab.side[0], &ab.side[1], nr, true, &c);
 	f = err ? NULL : metric_finding(&ab, c);
 	if (!err && (!f || !(fabs(f->delta) > 0)))
 		err = cli_error("%s did not move between A and B (%s): nothing to explain",
@@ -805,6 +812,8 @@ int cmd_lab(int argc, char **argv)
 		return cmd_lab_ab(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "explain"))
 		return cmd_lab_explain(argc - 1, argv + 1);
-	return cli_usage_error("lab", "unknown lab command '%s' (run, fetch, ab, explain)",
+	if (!strcmp(argv[1], "upgrade"))
+		return cmd_lab_upgrade(argc - 1, argv + 1);
+	return cli_usage_error("lab", "unknown lab command '%s' (run, fetch, ab, explain, upgrade)",
 			       argv[1]);
 }

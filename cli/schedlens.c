@@ -28,7 +28,8 @@ static const struct command commands[] = {
 	  "one run: placement mix, preemptions, top groups, LHP victims and hubs" },
 	{ "findings", cmd_findings, "list stored comparisons, or show one's findings" },
 	{ "delete", cmd_delete, "delete runs and everything derived from them, then vacuum" },
-	{ "lab", cmd_lab, "kernel experiments in a QEMU guest: run, fetch, ab (A/B until clear)" },
+	{ "lab", cmd_lab,
+	  "kernel experiments in a QEMU guest: run, fetch, ab (A/B until clear), explain, upgrade" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -140,7 +140,7 @@ int sl_query_comparisons(struct sl_store *store, int limit, json_t **ret);
 /*
  * Comparison id as JSON: its row (params parsed back into an object), baseline_runs and
  * candidate_runs, and findings (all, or only the flagged ones), each finding a row of
- * findings' columns (no unit). -ENOENT when there is no comparison id.
+ * findings' columns (grp as "group", no unit). -ENOENT when there is no comparison id.
  */
 int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret);
 

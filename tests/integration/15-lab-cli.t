@@ -43,6 +43,19 @@ run "$SL" lab ab 6.1 6.1:NO_WA_IDLE hackbench --metric waker_same_share
 ok "lab ab refuses explain's --metric" '[ $rc -eq 2 ] && says "is not an option of lab ab"'
 run "$SL" lab explain 6.1 6.1:NO_WA_IDLE hackbench --metric waker_same_share -g a -g b
 ok "lab explain takes one group" '[ $rc -eq 2 ] && says "at most 1 group"'
+run "$SL" lab upgrade 6.1 6.1:NO_WA_IDLE hackbench -o "$tmp/up.db"
+ok "lab upgrade of one kernel: exit 2, says why" '[ $rc -eq 2 ] && says "upgrade needs two kernels" && [ ! -e "$tmp/up.db" ]'
+: >"$tmp/old.db"
+run "$SL" lab upgrade 6.1 6.12 hackbench -o "$tmp/old.db"
+ok "lab upgrade into an existing database: exit 2, named" '[ $rc -eq 2 ] && says "$tmp/old.db exists" && [ ! -s "$tmp/old.db" ]'
+run "$SL" lab upgrade 6.1 6.12 hackbench --max-runs 3 -o "$tmp/up.db"
+ok "lab upgrade refuses lab ab's --max-runs" '[ $rc -eq 2 ] && says "is not an option of lab upgrade"'
+run "$SL" lab upgrade 6.1 6.12 hackbench --compare-after 1 -o "$tmp/up.db"
+ok "lab upgrade --compare-after 1: exit 2" '[ $rc -eq 2 ] && says "--compare-after" && [ ! -e "$tmp/up.db" ]'
+run "$SL" lab upgrade 6.1 6.12 hackbench --runs 0 -o "$tmp/up.db"
+ok "lab upgrade --runs 0: exit 2" '[ $rc -eq 2 ] && says "--runs" && [ ! -e "$tmp/up.db" ]'
+run "$SL" lab ab 6.1 6.12 hackbench --compare-after 5
+ok "lab ab refuses upgrade's --compare-after" '[ $rc -eq 2 ] && says "is not an option of lab ab"'
 
 # the scripts, found beside the build directory
 run "$SL" lab fetch "$tmp/no-such/bzImage"
@@ -108,6 +121,21 @@ rm -f "$tmp/fake/args"
 SL_LAB_DIR=$tmp/fake run "$SL" lab ab 6.1 6.12 pgbench --scale 3 -o "$tmp/x.db"
 ok "lab ab pgbench --scale 3: passed on" \
 	'[ $rc -eq 1 ] && [ "$(head -1 "$tmp/fake/args")" = "<6.1><pgbench><-o><$tmp/x.db><-l><pgbench><--scale><3>" ]'
+rm -f "$tmp/fake/args"
+SL_LAB_DIR=$tmp/fake run "$SL" lab upgrade 6.1 6.12 hackbench -d 15 -o "$tmp/up.db"
+ok "lab upgrade: A's run gets --daemon with -d's count of windows" \
+	'[ $rc -eq 1 ] && [ "$(head -1 "$tmp/fake/args")" = "<6.1><hackbench><-o><$tmp/up.db><-l><hackbench><-d><15><--daemon><15>" ]'
+rm -f "$tmp/fake/args"
+SL_LAB_DIR=$tmp/fake run "$SL" lab upgrade 6.1 6.12 hackbench --compare-after 7 -o "$tmp/up.db"
+ok "lab upgrade --compare-after 7: --daemon 7" \
+	'[ $rc -eq 1 ] && [ "$(head -1 "$tmp/fake/args")" = "<6.1><hackbench><-o><$tmp/up.db><-l><hackbench><--daemon><7>" ]'
+for args in "--daemon 1|bad --daemon '1'" "--daemon x|bad --daemon 'x'" \
+	"--daemon 5 --trace-cmd $tmp/tc|--daemon and --trace-cmd: choose one"; do
+	set -- ${args%%|*}
+	run "$SL" lab run 6.1 hackbench "$@" -o "$tmp/y.db"
+	ok "lab run $*: exit 1 before any guest, says ${args#*|}" \
+		'[ $rc -eq 1 ] && says "${args#*|}" && [ ! -e "$tmp/y.db" ]'
+done
 
 # record --param: a bad one is refused before recording
 run "$SL" record --param =x -d 1 -o "$tmp/p.db"

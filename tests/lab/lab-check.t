@@ -20,6 +20,11 @@
 #     preemptions and the recorder read the wakeups' interrupt context; the spinning-waiter
 #     counters of it and of the select-only runs are logged beside each other;
 #   - the newest 7.x cloud kernel of sid and trixie-backports boots and records;
+#   - across a real upgrade (`schedlens lab upgrade 6.1 6.12 pgbench`): schedlensd records
+#     6.1, then 6.12 into the same database, notices the new kernel, stores its automatic
+#     comparison and logs it; its verdicts contradict neither the same runs' comparison
+#     over all windows nor the 6.1 vs 6.12 pgbench comparison of the runs above (a flag
+#     against equivalent, or opposite flags, on a primary metric);
 #   - a command of the user's (cmd: a script copied in with --copy) runs and records: its
 #     exit status is reported, its processes are a group of the run, and runs.params says
 #     what was run;
@@ -199,6 +204,49 @@ check_cross() {
 	ok $? "6.1 vs 6.12 pgbench compared: diff exit $DIFF_RC (0, 1 or 3: a verdict)"
 }
 
+# schedlens lab upgrade 6.1 6.12 pgbench into a database of its own: exit 0 (no
+# contradiction with the same runs' comparison), and the daemon's log and comparison.
+lab_upgrade() {
+	local rc
+	TMPDIR=$LAB_TMP "$SL" lab upgrade 6.1 6.12 pgbench -d "$DUR" -o "$OUT/upgrade.db" --json \
+		> "$OUT/upgrade.json" 2> "$OUT/upgrade.log"
+	rc=$?
+	grep -E '^lab( upgrade)?: (kernel|  schedlensd|guest kernel died|error)|^schedlens' \
+		"$OUT/upgrade.log" | cut -c1-300 | note
+	return $rc
+}
+
+# The daemon's verdicts (upgrade.json) against the cross-version diff's (cross.json) on
+# every primary metric both have: no contradiction.
+check_upgrade() {
+	python3 - "$OUT/upgrade.json" "$OUT/cross.json" "$OUT/upgrade.db" <<-'PY' 2>&1 | note
+		import json, sqlite3, sys
+		up = json.load(open(sys.argv[1]))
+		cross = json.load(open(sys.argv[2]))
+		db = sqlite3.connect(sys.argv[3])
+		flag = {"regression", "improvement", "change"}
+		def contradict(a, b):
+		    if a in flag and b in flag:
+		        return a != b
+		    return (a in flag and b == "equivalent") or (b in flag and a == "equivalent")
+		# the daemon's comparison, as it stored it
+		cid = up["upgrade"]["daemon_comparison"]
+		daemon = {(m, g): v for m, g, v in db.execute(
+		    "SELECT metric, grp, verdict FROM findings WHERE comparison_id = ? AND "
+		    "family = 'primary'", (cid,))}
+		other = {(f["metric"], f["group"]): f["verdict"] for f in cross["findings"]
+		         if f["family"] == "primary"}
+		both = [k for k in daemon if k in other]
+		bad = [(k, daemon[k], other[k]) for k in both if contradict(daemon[k], other[k])]
+		print("daemon comparison %d (%s) against 6.1 vs 6.12 pgbench (%s): %d primary "
+		      "metrics in common, %d the same verdict, %d contradictions %s" % (
+		      cid, up["upgrade"]["daemon_verdict"], cross["verdict"], len(both),
+		      sum(daemon[k] == other[k] for k in both), len(bad), bad))
+		sys.exit(0 if both and not bad else 1)
+	PY
+	ok ${PIPESTATUS[0]} "schedlensd's automatic comparison across the upgrade agrees with 6.1 vs 6.12 pgbench"
+}
+
 # schedlens lab ab, 2 runs a side at most: the verdict must be conclusive (0: no regression,
 # 1: a regression; the toggle's consequences, see check_feature), never inconclusive (3).
 lab_ab() {
@@ -220,7 +268,7 @@ print(",".join(str(r) for r in c[sys.argv[2]]["runs"]))' "$OUT/ab.json" "$1"
 }
 
 main() {
-	echo "1..19"
+	echo "1..22"
 	rm -rf "$OUT" && mkdir -p "$LAB_TMP"
 	local k
 	for k in 6.1 6.12 7.x; do
@@ -246,6 +294,12 @@ main() {
 	lab_run x7 7.x hackbench -c 2 -L 20 && grep -q '"name":"hackbench"' "$OUT/x7/record.json" &&
 		grep -q '^7\.' "$OUT/x7/kernel"
 	ok $? "7.x guest boots and records hackbench ($(cat "$OUT/x7/kernel" 2> /dev/null), preempt $(cat "$OUT/x7/preempt" 2> /dev/null))"
+	lab_upgrade
+	ok $? "schedlens lab upgrade 6.1 6.12 pgbench: exit 0, no contradiction with the same runs' comparison"
+	grep -q "new kernel 6.12.*comparing after" "$OUT/upgrade.log" &&
+		grep -q "comparison [0-9]*, kernel 6.1.* -> 6.12" "$OUT/upgrade.log" &&
+		[ "$(sqlite3 "$OUT/upgrade.db" 'SELECT count(*) FROM comparisons')" = 2 ]
+	ok $? "schedlensd noticed 6.12, logged its comparison, stored it (and lab upgrade its own)"
 	local b1
 	lab_run tpcb 6.1 pgbench --mode tpcb -c 32 -l pgbench-tpcb && b1=$(last_run)
 	ok $? "6.1 pgbench run, TPC-B-like, 32 clients"
@@ -261,6 +315,7 @@ main() {
 	check_aa "${a1:-0}" "${a2:-0}"
 	check_feature "${h1:-0}" "${f1:-0}"
 	check_cross "$(ids ${a1-} ${a2-})" "$(ids ${c1-} ${c2-})"
+	check_upgrade
 	check_tpcb "${b1:-0}" "$(ids ${a1-} ${a2-})"
 	check_cmd "${m1:-0}"
 	elapsed "diffs done"
