@@ -28,6 +28,10 @@
 #   - a command of the user's (cmd: a script copied in with --copy) runs and records: its
 #     exit status is reported, its processes are a group of the run, and runs.params says
 #     what was run;
+#   - with LAB_FULL=1 (`make lab-full`), lab explain's known answer: B is 6.1 with WA_IDLE,
+#     WA_WEIGHT and WA_BIAS off; flipped back one at a time against TTWU_QUEUE, WA_IDLE or
+#     WA_WEIGHT undoes the most of the waker-same share's change, and TTWU_QUEUE less than
+#     both;
 #   - no guest or temporary file is left behind.
 # Everything it records stays in SL_LAB_OUT (default $SL_BUILD/lab-check): lab.db, the diffs,
 # each guest's topology. LAB_DURATION (default 15) sets every recording's seconds.
@@ -247,6 +251,25 @@ check_upgrade() {
 	ok ${PIPESTATUS[0]} "schedlensd's automatic comparison across the upgrade agrees with 6.1 vs 6.12 pgbench"
 }
 
+# lab explain on a known answer (LAB_FULL=1): the flips ranked by the share of A -> B they
+# undo must put WA_IDLE or WA_WEIGHT first and both before NO_TTWU_QUEUE.
+lab_explain() {
+	TMPDIR=$LAB_TMP "$SL" lab explain 6.1 6.1:NO_WA_IDLE,NO_WA_WEIGHT,NO_WA_BIAS hackbench \
+		--metric waker_same_share --features WA_IDLE,WA_WEIGHT,WA_BIAS,TTWU_QUEUE --runs 1 \
+		-c 2 -L 20 -d "$DUR" -o "$OUT/explain.db" --json > "$OUT/explain.json" \
+		2> "$OUT/explain.log" || { tail -n 20 "$OUT/explain.log" | note; return 1; }
+	python3 - "$OUT/explain.json" <<-'PY' 2>&1 | note
+		import json, sys
+		flips = [f["flip"] for f in json.load(open(sys.argv[1]))["flips"]]
+		print("lab explain: flips ranked by the share undone:", " ".join(flips))
+		rank = {f: i for i, f in enumerate(flips)}
+		ok = flips[0] in ("WA_IDLE", "WA_WEIGHT") and \
+		    rank["NO_TTWU_QUEUE"] > max(rank["WA_IDLE"], rank["WA_WEIGHT"])
+		sys.exit(0 if ok else 1)
+	PY
+	return "${PIPESTATUS[0]}"
+}
+
 # schedlens lab ab, 2 runs a side at most: the verdict must be conclusive (0: no regression,
 # 1: a regression; the toggle's consequences, see check_feature), never inconclusive (3).
 lab_ab() {
@@ -268,7 +291,7 @@ print(",".join(str(r) for r in c[sys.argv[2]]["runs"]))' "$OUT/ab.json" "$1"
 }
 
 main() {
-	echo "1..22"
+	echo "1..$((22 + ${LAB_FULL:-0}))"
 	rm -rf "$OUT" && mkdir -p "$LAB_TMP"
 	local k
 	for k in 6.1 6.12 7.x; do
@@ -319,6 +342,12 @@ main() {
 	check_tpcb "${b1:-0}" "$(ids ${a1-} ${a2-})"
 	check_cmd "${m1:-0}"
 	elapsed "diffs done"
+
+	if [ "${LAB_FULL:-0}" = 1 ]; then
+		lab_explain
+		ok $? "lab explain 6.1 vs 6.1 with WA_* off, waker_same_share: WA_IDLE or WA_WEIGHT on top"
+		elapsed "lab explain done"
+	fi
 
 	local left
 	left=$(pgrep -af "qemu-system.*$LAB_TMP/"; ls -A "$LAB_TMP")
