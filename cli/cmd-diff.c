@@ -287,15 +287,12 @@ static int add_where(struct diff_args *a, int kind, const char *flag, const char
 	return 0;
 }
 
-/* Each side's filters: its own, then those of --where whose key it has none of. */
+/* Each side's filters: --where's but those of a key the side has its own for, then its own. */
 static void side_filters(struct diff_args *a)
 {
 	for (int s = 0; s < 2; s++) {
 		int own = s ? W_CAND : W_BASE, n = 0;
 
-		for (int i = 0; i < a->nr_where[own]; i++)
-			side_where[s][n++] = (struct sl_run_where){ a->where[own][i].key,
-								    a->where[own][i].value };
 		for (int i = 0; i < a->nr_where[W_BOTH]; i++) {
 			bool mine = false;
 
@@ -306,6 +303,9 @@ static void side_filters(struct diff_args *a)
 					(struct sl_run_where){ a->where[W_BOTH][i].key,
 							       a->where[W_BOTH][i].value };
 		}
+		for (int i = 0; i < a->nr_where[own]; i++)
+			side_where[s][n++] = (struct sl_run_where){ a->where[own][i].key,
+								    a->where[own][i].value };
 		a->o.where[s] = side_where[s];
 		a->o.nr_where[s] = n;
 	}
