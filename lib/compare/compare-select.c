@@ -3,7 +3,9 @@
  * Which runs a comparison compares: run ids as given, all runs of a kernel release, or
  * the previous kernel against the current one, restricted to one workload label and one
  * host topology (hosts.topo_hash) unless forced, so that a difference is the kernel's and
- * not the workload's or the machine's.
+ * not the workload's or the machine's. Kernels' runs can be filtered per side by what was
+ * run (runs.params, preempt_mode, kernel_version: store-query.h's sl_run_where), which
+ * lets one kernel be both sides: its runs with one feature setting against another's.
  */
 #include <errno.h>
 #include <inttypes.h>
