@@ -38,9 +38,9 @@ static const char usage_text[] =
 	"schedlens diff --prometheus URL --baseline MATCHER --candidate MATCHER [-g GROUP]...\n"
 	"       [--range DUR] [--step DUR] [--end UNIX_SECONDS] [statistics and output options]\n"
 	"  without a selection: the previous kernel against the newest run's kernel\n"
-	"  --where: a side's runs whose runs.params KEY (or column preempt_mode,\n"
-	"  kernel_version) is VALUE; --baseline-where/--candidate-where: one side's, over\n"
-	"  --where's for the same KEY; one kernel on both sides when they differ\n"
+	"  --where: with both kernels, only the runs whose runs.params KEY (or column\n"
+	"  preempt_mode, kernel_version) is VALUE; --baseline-where/--candidate-where: one\n"
+	"  side's, over --where's for the same KEY; one kernel both sides when they differ\n"
 	"  fleet: MATCHER selects series, e.g. 'kernel=\"6.12.57-amd64\"'; DUR is N[smhd]\n"
 	"  (--range 24h, --step 1m by default)";
 
@@ -255,7 +255,7 @@ struct diff_args {
 /* The run ids of --baseline-runs/--candidate-runs or BASE_RUN CAND_RUN: o points into it. */
 static int64_t ids[2][MAX_IDS];
 
-/* The filters of each side (o points into them): its own, and --where's for other keys. */
+/* The filters of each side (o points into them): side_filters() fills them. */
 static struct sl_run_where side_where[2][2 * SL_RUN_WHERE_MAX];
 
 /* --where KEY=VALUE and its one-side forms: a later one for the same KEY replaces it. */
