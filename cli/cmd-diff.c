@@ -28,7 +28,9 @@
 
 static const char usage_text[] =
 	"schedlens diff [--db FILE] [BASE_RUN CAND_RUN | --baseline KERNEL --candidate KERNEL |\n"
-	"       --baseline-runs IDS --candidate-runs IDS] [-l LABEL] [-g GROUP]... [--force]\n"
+	"       --baseline-runs IDS --candidate-runs IDS] [--where KEY=VALUE]...\n"
+	"       [--baseline-where KEY=VALUE]... [--candidate-where KEY=VALUE]...\n"
+	"       [-l LABEL] [-g GROUP]... [--force]\n"
 	"       [--threshold PCT] [--floor-scale X] [--alpha A] [--ci-level PCT]\n"
 	"       [--resamples N] [--seed N] [--block N] [--min-windows N] [--segment SECONDS]\n"
 	"       [--single-run-factor X] [--history-runs N] [--inconclusive-ok] [--no-store]\n"
@@ -36,6 +38,9 @@ static const char usage_text[] =
 	"schedlens diff --prometheus URL --baseline MATCHER --candidate MATCHER [-g GROUP]...\n"
 	"       [--range DUR] [--step DUR] [--end UNIX_SECONDS] [statistics and output options]\n"
 	"  without a selection: the previous kernel against the newest run's kernel\n"
+	"  --where: with both kernels, only the runs whose runs.params KEY (or column\n"
+	"  preempt_mode, kernel_version) is VALUE; --baseline-where/--candidate-where: one\n"
+	"  side's, over --where's for the same KEY; one kernel both sides when they differ\n"
 	"  fleet: MATCHER selects series, e.g. 'kernel=\"6.12.57-amd64\"'; DUR is N[smhd]\n"
 	"  (--range 24h, --step 1m by default)";
 
@@ -225,8 +230,18 @@ static int report(struct sl_comparison *c, enum pr_format format, bool all, bool
 	return status;
 }
 
+/* One --where, --baseline-where or --candidate-where: KEY=VALUE. */
+struct where_opt {
+	char key[64];
+	const char *value; /* in argv */
+};
+
+enum { W_BOTH, W_BASE, W_CAND };
+
 /* What the command line asked for besides the comparison's own options. */
 struct diff_args {
+	struct where_opt where[3][SL_RUN_WHERE_MAX]; /* by W_BOTH, W_BASE, W_CAND */
+	int nr_where[3];
 	struct sl_compare_opts o;
 	struct sl_fleet_opts fo;
 	const char *db;
@@ -239,6 +254,62 @@ struct diff_args {
 
 /* The run ids of --baseline-runs/--candidate-runs or BASE_RUN CAND_RUN: o points into it. */
 static int64_t ids[2][MAX_IDS];
+
+/* The filters of each side (o points into them): side_filters() fills them. */
+static struct sl_run_where side_where[2][2 * SL_RUN_WHERE_MAX];
+
+/* --where KEY=VALUE and its one-side forms: a later one for the same KEY replaces it. */
+static int add_where(struct diff_args *a, int kind, const char *flag, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	size_t len = eq ? (size_t)(eq - kv) : 0;
+	struct where_opt *w = NULL;
+	char key[64];
+
+	if (!eq || !len || len >= sizeof(key))
+		return cli_usage_error("diff", "invalid %s '%s' (KEY=VALUE)", flag, kv);
+	snprintf(key, sizeof(key), "%.*s", (int)len, kv);
+	if (!sl_run_where_key_valid(key))
+		return cli_usage_error("diff",
+				       "invalid %s '%s' (KEY of letters, digits and _, as record "
+				       "--param's)",
+				       flag, kv);
+	for (int i = 0; i < a->nr_where[kind] && !w; i++)
+		if (!strcmp(a->where[kind][i].key, key))
+			w = &a->where[kind][i];
+	if (!w) {
+		if (a->nr_where[kind] == SL_RUN_WHERE_MAX)
+			return cli_usage_error("diff", "more than %d %s", SL_RUN_WHERE_MAX, flag);
+		w = &a->where[kind][a->nr_where[kind]++];
+		snprintf(w->key, sizeof(w->key), "%s", key);
+	}
+	w->value = eq + 1;
+	return 0;
+}
+
+/* Each side's filters: --where's but those of a key the side has its own for, then its own. */
+static void side_filters(struct diff_args *a)
+{
+	for (int s = 0; s < 2; s++) {
+		int own = s ? W_CAND : W_BASE, n = 0;
+
+		for (int i = 0; i < a->nr_where[W_BOTH]; i++) {
+			bool mine = false;
+
+			for (int j = 0; j < a->nr_where[own] && !mine; j++)
+				mine = !strcmp(a->where[own][j].key, a->where[W_BOTH][i].key);
+			if (!mine)
+				side_where[s][n++] =
+					(struct sl_run_where){ a->where[W_BOTH][i].key,
+							       a->where[W_BOTH][i].value };
+		}
+		for (int i = 0; i < a->nr_where[own]; i++)
+			side_where[s][n++] = (struct sl_run_where){ a->where[own][i].key,
+								    a->where[own][i].value };
+		a->o.where[s] = side_where[s];
+		a->o.nr_where[s] = n;
+	}
+}
 
 /* The fleet diff's own options (--prometheus, --range, --step, --end): -1 to go on, else
  * the exit status; 0 when opt is not one of them. */
@@ -295,6 +366,20 @@ static int diff_option(int opt, struct diff_args *a)
 	case 'l':
 		a->local_only = true;
 		o->label = optarg;
+		break;
+	case 'W':
+	case 'X':
+	case 'Y':
+		a->local_only = true;
+		if (add_where(a,
+			      opt == 'W' ? W_BOTH :
+			      opt == 'X' ? W_BASE :
+					   W_CAND,
+			      opt == 'W' ? "--where" :
+			      opt == 'X' ? "--baseline-where" :
+					   "--candidate-where",
+			      optarg))
+			return EXIT_USAGE;
 		break;
 	case 'g':
 		if (a->nr_groups == MAX_GROUPS)
@@ -469,6 +554,9 @@ int cmd_diff(int argc, char **argv)
 		{ "baseline-runs", required_argument, NULL, 'B' },
 		{ "candidate-runs", required_argument, NULL, 'C' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "where", required_argument, NULL, 'W' },
+		{ "baseline-where", required_argument, NULL, 'X' },
+		{ "candidate-where", required_argument, NULL, 'Y' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "threshold", required_argument, NULL, 't' },
@@ -507,5 +595,6 @@ int cmd_diff(int argc, char **argv)
 		a.o.groups = a.groups;
 		a.o.nr_groups = a.nr_groups;
 	}
+	side_filters(&a);
 	return a.fo.url ? diff_fleet(argc, &a) : diff_local(argc, argv, &a);
 }

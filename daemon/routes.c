@@ -201,15 +201,67 @@ static int parse_side(const char *v, int64_t *ids, int max, int *nr, const char 
 	return 0;
 }
 
+/* One filter on runs, "KEY=VALUE": its key into key (size bytes), 0, or -1 if malformed. */
+static int parse_where(const char *v, char *key, size_t size, struct sl_run_where *w)
+{
+	const char *eq = strchr(v, '=');
+
+	if (!eq || eq == v || (size_t)(eq - v) >= size)
+		return -1;
+	snprintf(key, size, "%.*s", (int)(eq - v), v);
+	*w = (struct sl_run_where){ key, eq + 1 };
+	return 0;
+}
+
+/*
+ * where, baseline_where, candidate_where (one KEY=VALUE each, as diff's --where and its
+ * one-side forms): each side's filters into w[side] (two at most), a side's own over
+ * where's of the same key. 0, or -1 with a 400 sent.
+ */
+static int compare_where(const struct sl_http_req *req, struct sl_http_resp *resp, char keys[3][64],
+			 struct sl_run_where w[2][2], struct sl_compare_opts *o)
+{
+	static const char *const names[3] = { "where", "baseline_where", "candidate_where" };
+	struct sl_run_where one[3];
+	bool given[3];
+
+	for (int i = 0; i < 3; i++) {
+		const char *v = sl_http_query(req, names[i]);
+
+		given[i] = v != NULL;
+		if (v && parse_where(v, keys[i], sizeof(keys[i]), &one[i]) < 0) {
+			sl_http_error(resp, 400,
+				      "'%s' must be KEY=VALUE (KEY: at most 63 characters)",
+				      names[i]);
+			return -1;
+		}
+	}
+	for (int s = 0; s < 2; s++) {
+		int n = 0;
+
+		if (given[0] && !(given[1 + s] && !strcmp(one[0].key, one[1 + s].key)))
+			w[s][n++] = one[0];
+		if (given[1 + s])
+			w[s][n++] = one[1 + s];
+		o->where[s] = w[s];
+		o->nr_where[s] = n;
+	}
+	return 0;
+}
+
 static void get_compare(struct sd_daemon *d, const struct sl_http_req *req,
 			struct sl_http_resp *resp)
 {
-	static const char *const args[] = { "baseline", "candidate", "group", "label", NULL };
+	static const char *const args[] = { "baseline",	       "candidate", "group",
+					    "label",	       "where",	    "baseline_where",
+					    "candidate_where", NULL };
 	const char *b = sl_http_query(req, "baseline"), *c = sl_http_query(req, "candidate");
 	const char *g = sl_http_query(req, "group"), *label = sl_http_query(req, "label");
 	int64_t bids[64], cids[64];
 	struct sl_compare_opts o;
 	struct sl_comparison *cmp = NULL;
+	struct sl_run_where where[2][2];
+	char where_keys[3][64];
 	struct sl_store *store;
 	int err;
 
@@ -237,6 +289,8 @@ static void get_compare(struct sd_daemon *d, const struct sl_http_req *req,
 			      SL_GROUP_LEN - 1);
 		return;
 	}
+	if (compare_where(req, resp, where_keys, where, &o) < 0)
+		return;
 	o.label = label;
 	o.baseline_runs = bids;
 	o.candidate_runs = cids;

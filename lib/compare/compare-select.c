@@ -3,7 +3,9 @@
  * Which runs a comparison compares: run ids as given, all runs of a kernel release, or
  * the previous kernel against the current one, restricted to one workload label and one
  * host topology (hosts.topo_hash) unless forced, so that a difference is the kernel's and
- * not the workload's or the machine's.
+ * not the workload's or the machine's. Kernels' runs can be filtered per side by what was
+ * run (runs.params, preempt_mode, kernel_version: store-query.h's sl_run_where), which
+ * lets one kernel be both sides: its runs with one feature setting against another's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -44,16 +46,31 @@ static int push_run_cb(void *ctx, int64_t id)
 	return push_run(ctx, id);
 }
 
-static int runs_of_kernel(struct sl_store *store, const char *kernel, const char *label,
-			  const char *topo, struct sl_cmp_side *s)
+/* " where k=v and k2=v2" for a message, "" without filters. */
+static void where_text(char *buf, size_t size, const struct sl_run_where *w, int nr)
 {
-	int err = sl_query_kernel_runs(store, kernel, label, topo, push_run_cb, s);
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < nr && o < size; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%s=%s", i ? " and " : " where ",
+				      w[i].key, w[i].value);
+}
+
+static int runs_of_kernel(struct sl_store *store, const char *kernel, const char *label,
+			  const char *topo, const struct sl_run_where *w, int nr_w,
+			  struct sl_cmp_side *s)
+{
+	int err = sl_query_kernel_runs(store, kernel, label, topo, w, nr_w, push_run_cb, s);
+	char wt[512];
 
 	if (err)
 		return err;
+	where_text(wt, sizeof(wt), w, nr_w);
 	if (!s->nr_runs)
-		return sl_error(-SL_EUSAGE, "no runs of kernel '%s'%s%s%s", kernel,
-				label ? " labelled '" : "", label ? label : "", label ? "'" : "");
+		return sl_error(-SL_EUSAGE, "no runs of kernel '%s'%s%s%s%s", kernel,
+				label ? " labelled '" : "", label ? label : "", label ? "'" : "",
+				wt);
 	snprintf(s->kernel, sizeof(s->kernel), "%s", kernel);
 	return 0;
 }
@@ -61,6 +78,8 @@ static int runs_of_kernel(struct sl_store *store, const char *kernel, const char
 static void describe(struct sl_cmp_side *s, bool by_kernel)
 {
 	size_t o = 0;
+	const char *key;
+	json_t *v;
 
 	if (by_kernel)
 		o = (size_t)snprintf(s->desc, sizeof(s->desc), "kernel=%s ", s->kernel);
@@ -68,6 +87,114 @@ static void describe(struct sl_cmp_side *s, bool by_kernel)
 	for (int i = 0; i < s->nr_runs && o < sizeof(s->desc); i++)
 		o += (size_t)snprintf(s->desc + o, sizeof(s->desc) - o, "%s%" PRId64, i ? "," : "",
 				      s->runs[i]);
+	/* after the runs: the dashboard reads "runs=..." as the first match */
+	json_object_foreach(s->where, key, v)
+	{
+		if (o >= sizeof(s->desc))
+			break;
+		o += (size_t)snprintf(s->desc + o, sizeof(s->desc) - o, " %s=%s", key,
+				      json_string_value(v));
+	}
+}
+
+/* Whether arr (of strings) holds key. */
+static bool has_key(json_t *arr, const char *key)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(arr, i, k)
+	{
+		if (!strcmp(json_string_value(k), key))
+			return true;
+	}
+	return false;
+}
+
+/* The error for a key no run has, naming the keys there are. */
+static int no_such_key(json_t *keys, const char *key)
+{
+	char list[1024] = "";
+	size_t i, n = 0;
+	json_t *k;
+
+	json_array_foreach(keys, i, k)
+	{
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+					      json_string_value(k));
+	}
+	return sl_error(-SL_EUSAGE,
+			"no run has '%s' in its params (runs.params keys: %s; run columns: %s, %s)",
+			key, *list ? list : "none", sl_run_where_columns[0],
+			sl_run_where_columns[1]);
+}
+
+/*
+ * The filters are well formed and name what exists: every key a run column or a key of
+ * some run's params; else an error naming the keys there are. A misspelt key would
+ * otherwise be "no runs", which sends the reader looking in the wrong place.
+ */
+static int check_where(struct sl_store *store, const struct sl_compare_opts *o)
+{
+	json_t *keys = json_array();
+	int err;
+
+	if (!keys)
+		return -ENOMEM;
+	if ((err = sl_query_param_keys(store, keys)))
+		goto out;
+	for (int s = 0; s < 2 && !err; s++) {
+		if (o->nr_where[s] < 0 || o->nr_where[s] > SL_RUN_WHERE_MAX) {
+			err = sl_error(-SL_EUSAGE, "at most %d filters a side", SL_RUN_WHERE_MAX);
+			break;
+		}
+		for (int w = 0; w < o->nr_where[s] && !err; w++) {
+			const char *key = o->where[s][w].key;
+
+			if (!key || !o->where[s][w].value || !sl_run_where_key_valid(key))
+				err = sl_error(
+					-SL_EUSAGE,
+					"invalid filter key '%s' (KEY=VALUE, KEY of letters, "
+					"digits and _)",
+					key ? key : "");
+			else if (!sl_run_where_is_column(key) && !has_key(keys, key))
+				err = no_such_key(keys, key);
+		}
+	}
+out:
+	json_decref(keys);
+	return err;
+}
+
+/* A side's filters as {key: value} (the last of a repeated key), NULL without. */
+static int where_json(const struct sl_run_where *w, int nr, json_t **ret)
+{
+	*ret = NULL;
+	if (!nr)
+		return 0;
+	if (!(*ret = json_object()))
+		return -ENOMEM;
+	for (int i = 0; i < nr; i++)
+		if (json_object_set_new(*ret, w[i].key, json_string(w[i].value)))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Whether the two sides' filters differ (as sets): then one kernel may be both sides. */
+static bool where_differs(const struct sl_compare_opts *o)
+{
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < o->nr_where[s]; i++) {
+			bool found = false;
+
+			for (int j = 0; j < o->nr_where[!s] && !found; j++)
+				found = !strcmp(o->where[s][i].key, o->where[!s][j].key) &&
+					!strcmp(o->where[s][i].value, o->where[!s][j].value);
+			if (!found)
+				return true;
+		}
+	return false;
 }
 
 /* Run ids as given: every run must exist and, unless forced, share label and topology. */
@@ -114,22 +241,34 @@ static int select_runs(struct sl_store *store, const struct sl_compare_opts *o,
 }
 
 /* By kernel release; a missing candidate is the newest run's kernel, a missing baseline
- * the kernel recorded before it. */
+ * the kernel recorded before it. Filters on runs need both kernels. */
 static int select_kernels(struct sl_store *store, const struct sl_compare_opts *o,
 			  struct sl_comparison *c)
 {
 	const char *label = o->label, *topo = NULL;
-	char base[128], cand[128];
+	char base[128], cand[128], wt[512];
 	struct sl_run_ident ref;
 	int err;
 
-	err = sl_query_newest_run(store, o->candidate_kernel, label, NULL, &ref);
+	if (o->nr_where[0] || o->nr_where[1]) {
+		if (!o->baseline_kernel || !o->candidate_kernel)
+			return sl_error(-SL_EUSAGE,
+					"filters on runs (--where, --baseline-where, "
+					"--candidate-where) select among a kernel's runs: give "
+					"--baseline KERNEL and --candidate KERNEL");
+		if ((err = check_where(store, o)))
+			return err;
+	}
+	/* the candidate's newest run sets the label and topology both sides must have */
+	err = sl_query_newest_run(store, o->candidate_kernel, label, NULL, o->where[1],
+				  o->nr_where[1], &ref);
+	where_text(wt, sizeof(wt), o->where[1], o->nr_where[1]);
 	if (err == -ENOENT)
-		return sl_error(-SL_EUSAGE, "no runs%s%s%s%s%s",
+		return sl_error(-SL_EUSAGE, "no runs%s%s%s%s%s%s",
 				o->candidate_kernel ? " of kernel '" : "",
 				o->candidate_kernel ? o->candidate_kernel : "",
 				o->candidate_kernel ? "'" : "", label ? " labelled " : "",
-				label ? label : "");
+				label ? label : "", wt);
 	if (err)
 		return err;
 	if (!o->force) {
@@ -150,13 +289,16 @@ static int select_kernels(struct sl_store *store, const struct sl_compare_opts *
 		if (err)
 			return err;
 	}
-	if (!strcmp(base, cand))
+	if (!strcmp(base, cand) && !where_differs(o))
 		return sl_error(-SL_EUSAGE,
-				"baseline and candidate are both kernel '%s': compare runs by id",
+				"baseline and candidate are both kernel '%s': compare runs by id, "
+				"or tell the sides apart with --baseline-where/--candidate-where",
 				base);
-	if ((err = runs_of_kernel(store, base, label, topo, &c->side[0])) ||
-	    (err = runs_of_kernel(store, cand, label, topo, &c->side[1])))
-		return err;
+	for (int s = 0; s < 2; s++)
+		if ((err = runs_of_kernel(store, s ? cand : base, label, topo, o->where[s],
+					  o->nr_where[s], &c->side[s])) ||
+		    (err = where_json(o->where[s], o->nr_where[s], &c->side[s].where)))
+			return err;
 	describe(&c->side[0], true);
 	describe(&c->side[1], true);
 	snprintf(c->label, sizeof(c->label), "%s", label ? label : "");
@@ -265,6 +407,10 @@ int sl_cmp_select(struct sl_store *store, const struct sl_compare_opts *o, struc
 {
 	int err;
 
+	if ((o->nr_baseline_runs > 0 || o->nr_candidate_runs > 0) &&
+	    (o->nr_where[0] || o->nr_where[1]))
+		return sl_error(-SL_EUSAGE, "filters on runs select among a kernel's runs, not "
+					    "runs given by id");
 	if (o->nr_baseline_runs > 0 || o->nr_candidate_runs > 0)
 		err = select_runs(store, o, c);
 	else

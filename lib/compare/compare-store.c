@@ -31,6 +31,11 @@ static json_t *params_json(const struct sl_comparison *c)
 	if (o) {
 		json_object_set_new(o, "prior_s02", num_or_null(c->prior_s02));
 		json_object_set_new(o, "prior_d0", num_or_null(c->prior_d0));
+		/* the filters that chose the runs (diff --where ...), only when there were */
+		if (c->side[0].where)
+			json_object_set(o, "baseline_where", c->side[0].where);
+		if (c->side[1].where)
+			json_object_set(o, "candidate_where", c->side[1].where);
 	}
 	return o;
 }

@@ -810,6 +810,8 @@ void sl_comparison_free(struct sl_comparison *c)
 		return;
 	free(c->side[0].runs);
 	free(c->side[1].runs);
+	json_decref(c->side[0].where);
+	json_decref(c->side[1].where);
 	free(c->findings);
 	free(c);
 }

@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "records.h"
 #include "store.h"
+#include "store-query.h"
 
 enum sl_verdict {
 	SL_V_REGRESSION, /* significant, large enough, in the metric's bad direction */
@@ -44,6 +45,11 @@ struct sl_compare_opts {
 	const int64_t *baseline_runs, *candidate_runs;
 	int nr_baseline_runs, nr_candidate_runs;
 	const char *label; /* workload label; NULL: the candidate's newest run's */
+	/* filters on the baseline's [0] and the candidate's [1] runs, selecting by kernel
+	 * only (both kernels given; they may then be one kernel when the filters differ):
+	 * a side's runs pass all of its filters (store-query.h), at most SL_RUN_WHERE_MAX */
+	const struct sl_run_where *where[2];
+	int nr_where[2];
 	bool force; /* allow runs of other topologies or labels */
 	const char *const *groups; /* NULL: every group both sides have windows of */
 	int nr_groups;
@@ -92,6 +98,7 @@ struct sl_finding {
 struct sl_cmp_side {
 	char desc[256]; /* "kernel=6.1.0-50 runs=1,2" */
 	char kernel[128]; /* the side's kernel release, or "mixed" */
+	json_t *where; /* the side's filters as {key: value}, NULL without */
 	int64_t *runs;
 	int nr_runs;
 	int units; /* runs, or segments with segment_ns */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -117,27 +118,96 @@ int sl_query_run_ident(struct sl_store *store, int64_t id, struct sl_run_ident *
 	return 0;
 }
 
+const char *const sl_run_where_columns[] = { "preempt_mode", "kernel_version", NULL };
+
+bool sl_run_where_key_valid(const char *key)
+{
+	size_t n = strlen(key);
+
+	return n > 0 && n < 64 &&
+	       strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n;
+}
+
+bool sl_run_where_is_column(const char *key)
+{
+	for (int i = 0; sl_run_where_columns[i]; i++)
+		if (!strcmp(key, sl_run_where_columns[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The filters as " AND ..." terms into buf: filter i's key is ?(first + 2i) (a param's
+ * JSON path, bound by bind_where()) and its value ?(first + 2i + 1). A param's value is
+ * compared as text, as sl_query_run_params() reads it; params that are not valid JSON have
+ * no keys.
+ */
+static int where_sql(char *buf, size_t size, const struct sl_run_where *w, int nr, int first)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	if (nr < 0 || nr > SL_RUN_WHERE_MAX)
+		return sl_error(-EINVAL, "at most %d filters on runs", SL_RUN_WHERE_MAX);
+	for (int i = 0; i < nr && o < size; i++) {
+		int k = first + 2 * i;
+
+		if (!sl_run_where_key_valid(w[i].key))
+			return sl_error(-EINVAL, "invalid filter key '%s'", w[i].key);
+		if (sl_run_where_is_column(w[i].key)) /* so the name is one of ours */
+			o += (size_t)snprintf(buf + o, size - o, " AND r.%s = ?%d", w[i].key,
+					      k + 1);
+		else
+			o += (size_t)snprintf(buf + o, size - o,
+					      " AND CASE WHEN json_valid(r.params) THEN "
+					      "CAST(json_extract(r.params, ?%d) AS TEXT) END = ?%d",
+					      k, k + 1);
+	}
+	return o < size ? 0 : sl_error(-EINVAL, "filters on runs too long");
+}
+
+/* Binds where_sql()'s parameters from ?first on: "$.key" for a param, and the value. */
+static void bind_where(sqlite3_stmt *st, const struct sl_run_where *w, int nr, int first)
+{
+	char path[80];
+
+	for (int i = 0; i < nr; i++) {
+		if (!sl_run_where_is_column(w[i].key)) {
+			snprintf(path, sizeof(path), "$.%s", w[i].key);
+			sqlite3_bind_text(st, first + 2 * i, path, -1, SQLITE_TRANSIENT);
+		}
+		sqlite3_bind_text(st, first + 2 * i + 1, w[i].value, -1, SQLITE_STATIC);
+	}
+}
+
 int sl_query_newest_run(struct sl_store *store, const char *kernel, const char *label,
-			const char *topo, struct sl_run_ident *r)
+			const char *topo, const struct sl_run_where *where, int nr_where,
+			struct sl_run_ident *r)
 {
 	sqlite3 *db = sl_store_db(store);
+	char terms[4096], sql[4608];
 	sqlite3_stmt *st;
-	int rc;
+	int rc = SQLITE_DONE, err;
 
-	if (sqlite3_prepare_v2(db,
-			       RUN_COLS
-			       "WHERE (?1 IS NULL OR r.kernel_release = ?1) AND "
-			       "(?2 IS NULL OR r.workload = ?2) AND "
-			       "(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
+	if ((err = where_sql(terms, sizeof(terms), where, nr_where, 4)))
+		return err;
+	snprintf(sql, sizeof(sql),
+		 RUN_COLS "WHERE (?1 IS NULL OR r.kernel_release = ?1) AND "
+			  "(?2 IS NULL OR r.workload = ?2) AND "
+			  "(?3 IS NULL OR h.topo_hash = ?3)%s ORDER BY r.id DESC LIMIT 1",
+		 terms);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sl_db_error(db, "cannot read runs");
 	sqlite3_bind_text(st, 1, kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
+	bind_where(st, where, nr_where, 4);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		row_ident(st, r);
 	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sl_db_error(db, "cannot read runs");
 	return rc == SQLITE_ROW ? 0 : -ENOENT;
 }
 
@@ -166,23 +236,30 @@ int sl_query_previous_kernel(struct sl_store *store, const char * not, const cha
 }
 
 int sl_query_kernel_runs(struct sl_store *store, const char *kernel, const char *label,
-			 const char *topo, sl_query_run_id_cb cb, void *ctx)
+			 const char *topo, const struct sl_run_where *where, int nr_where,
+			 sl_query_run_id_cb cb, void *ctx)
 {
 	sqlite3 *db = sl_store_db(store);
+	char terms[4096], sql[4608];
 	sqlite3_stmt *st;
-	int rc, err = 0;
+	int rc = SQLITE_DONE, err;
 
-	if (sqlite3_prepare_v2(db,
-			       RUN_COLS "WHERE r.kernel_release = ?1 AND "
-					"(?2 IS NULL OR r.workload = ?2) AND "
-					"(?3 IS NULL OR h.topo_hash = ?3) ORDER BY r.id",
-			       -1, &st, NULL) != SQLITE_OK)
+	if ((err = where_sql(terms, sizeof(terms), where, nr_where, 4)))
+		return err;
+	snprintf(sql, sizeof(sql),
+		 RUN_COLS "WHERE r.kernel_release = ?1 AND (?2 IS NULL OR r.workload = ?2) AND "
+			  "(?3 IS NULL OR h.topo_hash = ?3)%s ORDER BY r.id",
+		 terms);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sl_db_error(db, "cannot read runs");
 	sqlite3_bind_text(st, 1, kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, topo, -1, SQLITE_STATIC);
+	bind_where(st, where, nr_where, 4);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		err = cb(ctx, sqlite3_column_int64(st, 0));
+	if (!err && rc != SQLITE_DONE)
+		err = sl_db_error(db, "cannot read runs");
 	sqlite3_finalize(st);
 	return err;
 }
@@ -205,6 +282,29 @@ int sl_query_run_params(struct sl_store *store, int64_t run, json_t *obj)
 
 		if (k && v)
 			json_object_set_new(obj, k, json_string(v));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sl_db_error(db, "cannot read runs.params");
+}
+
+int sl_query_param_keys(struct sl_store *store, json_t *arr)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT DISTINCT j.key FROM runs r, json_each(r.params) j "
+			       "WHERE json_valid(r.params) ORDER BY j.key",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_db_error(db, "cannot read runs.params");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+
+		if (k && json_array_append_new(arr, json_string(k))) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sl_db_error(db, "cannot read runs.params");

@@ -61,11 +61,35 @@ struct sl_run_ident {
 int sl_query_run_ident(struct sl_store *store, int64_t run_id, struct sl_run_ident *ret);
 
 /*
- * The newest run of kernel, workload label and topology hash (each NULL: any); -ENOENT
- * without a message when there is none.
+ * A filter on runs (`schedlens diff --where KEY=VALUE`): a run passes when the text of its
+ * runs.params value of key is exactly value, or, for the run columns sl_run_where_columns
+ * names (they take precedence over a param of the same name), that column's text is. A
+ * key is letters, digits and _ (record --param's keys): one the caller has checked with
+ * sl_run_where_key_valid().
+ */
+struct sl_run_where {
+	const char *key, *value;
+};
+
+#define SL_RUN_WHERE_MAX 16 /* filters a query takes, at most */
+
+/* The run columns a filter can name: "preempt_mode", "kernel_version", then NULL. */
+extern const char *const sl_run_where_columns[];
+
+/* Whether key is 1..63 letters, digits and _ (a params key needs no quoting in a path). */
+bool sl_run_where_key_valid(const char *key);
+
+/* Whether key is one of sl_run_where_columns. */
+bool sl_run_where_is_column(const char *key);
+
+/*
+ * The newest run of kernel, workload label and topology hash (each NULL: any) that passes
+ * every one of the nr_where filters where (at most SL_RUN_WHERE_MAX); -ENOENT without a
+ * message when there is none.
  */
 int sl_query_newest_run(struct sl_store *store, const char *kernel, const char *label,
-			const char *topo, struct sl_run_ident *ret);
+			const char *topo, const struct sl_run_where *where, int nr_where,
+			struct sl_run_ident *ret);
 
 /*
  * The kernel of the newest run on another kernel than `not`, of label and topo (NULL:
@@ -74,14 +98,18 @@ int sl_query_newest_run(struct sl_store *store, const char *kernel, const char *
 int sl_query_previous_kernel(struct sl_store *store, const char * not, const char *label,
 			     const char *topo, char *buf, size_t size);
 
-/* The ids of kernel's runs of label and topo (NULL: any), oldest first, to cb; a
- * non-zero return stops. */
+/* The ids of kernel's runs of label and topo (NULL: any) that pass every filter of where,
+ * oldest first, to cb; a non-zero return stops. */
 typedef int (*sl_query_run_id_cb)(void *ctx, int64_t run_id);
 int sl_query_kernel_runs(struct sl_store *store, const char *kernel, const char *label,
-			 const char *topo, sl_query_run_id_cb cb, void *ctx);
+			 const char *topo, const struct sl_run_where *where, int nr_where,
+			 sl_query_run_id_cb cb, void *ctx);
 
 /* A run's params (runs.params, when valid JSON) into obj as key -> text of the value. */
 int sl_query_run_params(struct sl_store *store, int64_t run_id, json_t *obj);
+
+/* Every key any run's params has, sorted, appended to arr as strings. */
+int sl_query_param_keys(struct sl_store *store, json_t *arr);
 
 /*
  * A run's clock (the drill-down's): its start on the trace clock (0 when unknown), the

@@ -60,7 +60,7 @@ PY
 jq1() { python3 -c "import json,sys; d=json.load(open('$tmp/body')); print($1)"; }
 
 # a previous run of label 'ci' on another kernel
-"$SL" record -d 12 -l ci -o "$db" -- hackbench -g 2 -l 100000 >"$tmp/rec.out" 2>&1
+"$SL" record -d 12 -l ci -o "$db" --param variant=old -- hackbench -g 2 -l 100000 >"$tmp/rec.out" 2>&1
 sqlite3 "$db" "UPDATE runs SET kernel_release = '5.99.0-previous' WHERE workload = 'ci'"
 ok "baseline run stored and relabelled as kernel 5.99.0-previous" \
 	'[ "$(sqlite3 "$db" "select count(*) from runs where kernel_release = '"'5.99.0-previous'"'")" = 1 ]'
@@ -228,6 +228,15 @@ check "compare kernels, one group" compare "$base/api/v1/compare?baseline=5.99.0
 check "compare kernels, a group no run has" compare "$base/api/v1/compare?baseline=5.99.0-previous&candidate=$(uname -r)&group=nosuch"
 nv=$(jq1 'd["verdict"] + " " + str(len(d["findings"]))')
 ok "a group no run has: insufficient_data with no findings ($nv)" '[ "$nv" = "insufficient_data 0" ]'
+# filters on runs (diff --baseline-where): the previous run's params select it
+check "compare kernels, the baseline filtered by runs.params" compare \
+	"$base/api/v1/compare?baseline=5.99.0-previous&candidate=$(uname -r)&group=*&baseline_where=variant=old"
+fw=$(jq1 'str(d["baseline"]["runs"]) + " " + str(d["params"]["baseline_where"]) + " " + str("candidate_where" in d["params"])')
+ok "baseline_where=variant=old: run $prev, the filter in params ($fw)" \
+	'[ "$fw" = "[$prev] {'"'"'variant'"'"': '"'"'old'"'"'} False" ]'
+ok "where=nosuch=1: 400 naming the params keys there are" \
+	'[ "$(get "$base/api/v1/compare?baseline=5.99.0-previous&candidate=$(uname -r)&where=nosuch=1")" = 400 ] &&
+	 grep -q "runs.params keys: variant; run columns" "$tmp/body"'
 ok "/ is the dashboard (text/html)" \
 	'[ "$(curl -s -o /dev/null -w "%{http_code} %{content_type}" "$base/")" = "200 text/html; charset=utf-8" ]'
 ok "HEAD /api/v1/status: 200" '[ "$(curl -s -I -o /dev/null -w "%{http_code}" "$base/api/v1/status")" = 200 ]'
@@ -373,6 +382,10 @@ bad 400 "$base/api/v1/compare?baseline=1"
 bad 400 "$base/api/v1/compare?baseline=1,&candidate=2"
 bad 400 "$base/api/v1/compare?baseline=1&candidate=6.1.0"
 bad 400 "$base/api/v1/compare?baseline='or'1'='1&candidate=2"
+bad 400 "$base/api/v1/compare?baseline=1&candidate=2&where=variant=old"
+bad 400 "$base/api/v1/compare?baseline=5.99.0-previous&candidate=5.99.0-previous&where=a.b=1"
+bad 400 "$base/api/v1/compare?baseline=5.99.0-previous&candidate=5.99.0-previous&candidate_where=variant"
+bad 400 "$base/api/v1/compare?baseline=5.99.0-previous&candidate=5.99.0-previous"
 bad 404 "$base/api/v1/compare?baseline=999998&candidate=999999"
 bad 404 "$base/api/v1/compare?baseline=$run&candidate=999999"
 bad 400 "$base/api/v1/findings?all=yes"

@@ -12,7 +12,8 @@
  *   slsynth --topology westmere|epyc|guest16|SxCxT | --sysfs DIR  --policy buddy|llc-scan
  *           [--seed N] [--duration S] [--clients N] [--backends N] [--locks N]
  *           [--no-wakeup-preempt] [--min-gran-us N] [--text [--usec]] [--lhp]
- *           [--db FILE [--kernel K] [--label L] [--host H] [--window-ms N] [--windows-only]]
+ *           [--db FILE [--kernel K] [--label L] [--host H] [--window-ms N] [--windows-only]
+ *            [--params JSON] [--preempt-mode M]]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -74,7 +75,7 @@ static void usage(FILE *f)
 		"               [--backends N] [--locks N] [--no-wakeup-preempt]\n"
 		"               [--min-gran-us N] [--text [--usec]] [--lhp] [--set KNOB=V ...]\n"
 		"               [--db FILE [--kernel K] [--label L] [--host H] [--window-ms N]\n"
-		"                [--windows-only]]\n"
+		"                [--windows-only] [--params JSON] [--preempt-mode M]]\n"
 		"knobs (times in us): client-us dispatch-us work-before-us lock-hold-us\n"
 		"  work-after-us wake-tail-us min-gran-us wakeup-gran-us slice-us tick-us ipi-us lock-pct\n"
 		"  spin-us preempt-kernel-pct idle-pull spin-locks (0|1)\n");
@@ -214,6 +215,8 @@ int main(int argc, char **argv)
 					      { "host", required_argument, NULL, 'N' },
 					      { "window-ms", required_argument, NULL, 'w' },
 					      { "windows-only", no_argument, NULL, 'O' },
+					      { "params", required_argument, NULL, 'J' },
+					      { "preempt-mode", required_argument, NULL, 'M' },
 					      { "help", no_argument, NULL, 'h' },
 					      {} };
 	const char *shape = NULL, *sysfs = NULL;
@@ -294,6 +297,12 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			dbo.windows_only = true;
+			break;
+		case 'J':
+			dbo.params = optarg;
+			break;
+		case 'M':
+			dbo.preempt_mode = optarg;
 			break;
 		case 'h':
 			usage(stdout);

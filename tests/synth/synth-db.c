@@ -51,6 +51,8 @@ int synth_to_db(const struct synth_config *cfg, const struct synth_db_opts *o, i
 	so.meta.kernel_release = o->kernel_release ? o->kernel_release : kernel;
 	so.meta.workload = o->workload ? o->workload : "synth-pgbench";
 	so.meta.source = "synth";
+	so.meta.params = o->params;
+	so.meta.preempt_mode = o->preempt_mode;
 	so.meta.trace_clock = "mono";
 	so.meta.nr_cpus = cfg->topo->nr_online;
 	so.meta.start_ns = cfg->start_ns;

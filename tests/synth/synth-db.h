@@ -18,6 +18,8 @@ struct synth_db_opts {
 	const char *kernel_release; /* NULL: "synth-<policy>" */
 	const char *workload; /* NULL: "synth-pgbench" */
 	const char *hostname; /* NULL: "synth" */
+	const char *params; /* runs.params as JSON text (what was run), NULL: none */
+	const char *preempt_mode; /* runs.preempt_mode, NULL: none */
 	uint64_t window_ns; /* engine window; 0: the engine's default (1 s) */
 	bool windows_only; /* store windows (and tasks) only, as the daemon does */
 };
