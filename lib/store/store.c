@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "schema-sql.h"
+#include "store-bins-local.h"
 #include "store-local.h"
 #include "version.h"
 
@@ -273,6 +274,12 @@ reopen:
 	}
 	sqlite3_extended_result_codes(db, 1);
 	sqlite3_busy_timeout(db, busy_ms ? (int)busy_ms : DEFAULT_BUSY_MS);
+	/* the schema 12 migration and the window bins use it */
+	rc = sl_store_register_functions(db);
+	if (rc != SQLITE_OK) {
+		err = sl_store_dberr(path, db, rc, "opening");
+		goto close;
+	}
 	/* The first read of the header: a file that is not a database fails here. */
 	sl_error_clear();
 	err = query_int(db, path, "PRAGMA application_id", &app_id);
