@@ -9,9 +9,9 @@
 --   lat_p99_ns: the largest of the bin's windows'), lat_hist: their histograms merged.
 --   Written when a run ends (lib/store/store-bins.c), all of the run's bins at once; a run
 --   with no rows here (a live run, one that was killed) is read from its windows.
--- The migration fills them for every run already stored. sl_hist_sum() is the aggregate
--- the store registers on its connections (store-bins.c): this file runs inside schedlens,
--- not in the sqlite3 shell.
+-- The migration fills them for every run already stored, after this file, in its
+-- transaction: in C (store-bins.c), which merges the histograms and sums one bin at a time
+-- (an INSERT ... SELECT ... GROUP BY here sorted every window in memory first).
 CREATE TABLE window_bins (
 	run_id INTEGER NOT NULL,
 	grp TEXT NOT NULL,
@@ -65,17 +65,3 @@ CREATE TABLE window_bins (
 	lat_hist BLOB NOT NULL,
 	PRIMARY KEY (run_id, grp, bin_ns)
 ) WITHOUT ROWID;
-
-INSERT INTO window_bins
-SELECT run_id, grp, start_ns - start_ns % 600000000000, COUNT(*), MIN(start_ns), MAX(start_ns),
-	SUM(dur_ns), SUM(events), SUM(wakeups), SUM(wakeups_new), SUM(prev_same), SUM(prev_smt),
-	SUM(prev_llc), SUM(prev_package), SUM(prev_remote), SUM(prev_unknown), SUM(waker_same),
-	SUM(waker_smt), SUM(waker_llc), SUM(waker_package), SUM(waker_remote), SUM(waker_unknown),
-	SUM(state_idle), SUM(state_busy), SUM(state_claimed), SUM(state_unknown),
-	SUM(missed_idle), SUM(missed_smt), SUM(stacked), SUM(migrations), SUM(switches),
-	SUM(preempt_wakeup), SUM(preempt_tick), SUM(preempt_same_group), SUM(lhp_count),
-	SUM(lhp_cost_ns), SUM(hub_preemptions), SUM(lost_events), SUM(policy_known),
-	SUM(pol_prev_idle), SUM(pol_affine), SUM(pol_llc_scan), SUM(pol_buddy),
-	SUM(pol_smt_first), SUM(spin_count), SUM(spin_cost_ns), SUM(lat_count), MAX(lat_p50_ns),
-	MAX(lat_p99_ns), sl_hist_sum(lat_hist)
-FROM windows GROUP BY run_id, grp, start_ns - start_ns % 600000000000;

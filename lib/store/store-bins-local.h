@@ -10,9 +10,11 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-/* Registers sl_hist_sum(), the migration's and the bins' aggregate, on db. SQLITE_OK or an
- * SQLite code. */
-int sl_store_register_functions(sqlite3 *db);
+/*
+ * Sums every run's windows into window_bins (the schema 12 migration's second half, in its
+ * transaction). SQLITE_OK or an SQLite code.
+ */
+int sl_bins_fill_all(sqlite3 *db);
 
 /*
  * Prepares fmt, whose one %s is replaced by a SELECT (to use as "FROM (%s)") of the rows

@@ -3,7 +3,7 @@
  * window_bins (schema 12): a run's windows summed per group and 10-minute bin when the
  * run ends, so that a question about a whole run, or whole bins of it, reads a few hundred
  * rows instead of every 1 s window (a 7-day run has 604,800 per group, and summing them
- * took seconds per request). The read layer (store-query-*.c) asks bins_prepare() for a
+ * took seconds per request). The read layer (store-query-*.c) asks sl_bins_prepare() for a
  * statement over "the run's windows in [from, to)": whole bins in the range come from
  * window_bins, the rest (the range's ragged ends) from windows through windows_by_run.
  *
@@ -16,6 +16,7 @@
  * retention drops a run's bins with any of its windows (store-retention.c).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,60 +28,133 @@
 #include "store-local.h"
 #include "window-counters.h"
 
-/* sl_hist_sum(blob): the histograms of a group merged, encoded as windows.lat_hist is. */
-static void hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	struct sl_hist *sum = sqlite3_aggregate_context(ctx, sizeof(*sum));
-	struct sl_hist one;
-	const void *blob;
+/*
+ * The windows' columns a bin sums (dur_ns, every counter, lat_count), then lat_p50_ns and
+ * lat_p99_ns (a bin keeps the largest) and lat_hist (merged).
+ */
+#define SUMMED "dur_ns" SL_WINDOW_COLUMNS ", lat_count"
+enum { NR_SUMMED = SL_WIN_NR + 2 };
 
-	(void)argc;
-	if (!sum) {
-		sqlite3_result_error_nomem(ctx);
-		return;
+/* One bin being summed. */
+struct bin {
+	int64_t run, bin_ns, n, first, last;
+	char grp[SL_GROUP_LEN];
+	int64_t sum[NR_SUMMED];
+	int64_t p[2]; /* lat_p50_ns, lat_p99_ns */
+	bool has_p[2];
+	struct sl_hist hist, one;
+	uint8_t blob[SL_HIST_BLOB_MAX];
+};
+
+static int put_bin(sqlite3_stmt *ins, struct bin *b)
+{
+	int c = 1, rc;
+
+	sqlite3_bind_int64(ins, c++, b->run);
+	sqlite3_bind_text(ins, c++, b->grp, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(ins, c++, b->bin_ns);
+	sqlite3_bind_int64(ins, c++, b->n);
+	sqlite3_bind_int64(ins, c++, b->first);
+	sqlite3_bind_int64(ins, c++, b->last);
+	for (int i = 0; i < NR_SUMMED; i++)
+		sqlite3_bind_int64(ins, c++, b->sum[i]);
+	for (int i = 0; i < 2; i++, c++)
+		if (b->has_p[i])
+			sqlite3_bind_int64(ins, c, b->p[i]);
+		else
+			sqlite3_bind_null(ins, c);
+	sqlite3_bind_blob(ins, c, b->blob, (int)sl_hist_encode(&b->hist, b->blob), SQLITE_STATIC);
+	rc = sqlite3_step(ins);
+	sqlite3_reset(ins);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/*
+ * Sums the windows of run (all runs when run < 0) into window_bins, in the index's order
+ * (run, group, start): one bin in memory at a time, where an INSERT ... SELECT ... GROUP BY
+ * sorted every window in memory first (1 GB for two 7-day runs). The caller holds the
+ * transaction. SQLITE_OK or an SQLite code.
+ */
+static int fill(sqlite3 *db, int64_t run)
+{
+	struct bin *b = calloc(1, sizeof(*b));
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	bool open = false;
+	int rc;
+
+	if (!b)
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(db,
+				"SELECT run_id, grp, start_ns, " SUMMED ", lat_p50_ns, lat_p99_ns, "
+				"lat_hist FROM windows WHERE ?1 < 0 OR run_id = ?1 "
+				"ORDER BY run_id, grp, start_ns",
+				-1, &sel, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db,
+					"INSERT INTO window_bins (run_id, grp, bin_ns, windows, "
+					"first_ns, last_ns, " SUMMED ", lat_p50_ns, lat_p99_ns, "
+					"lat_hist) VALUES (?, ?, ?, ?, ?, ?" SL_WINDOW_PARAMS
+					", ?, ?, ?, ?, ?)",
+					-1, &ins, NULL);
+	if (rc != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(sel, 1, run);
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *grp = (const char *)sqlite3_column_text(sel, 1);
+		int64_t start = sqlite3_column_int64(sel, 2);
+		int64_t id = sqlite3_column_int64(sel, 0), bin = start - start % SL_BIN_NS;
+		int c = 3 + NR_SUMMED;
+		const void *blob;
+
+		if (!grp)
+			continue;
+		if (open && (id != b->run || bin != b->bin_ns || strcmp(grp, b->grp))) {
+			if ((rc = put_bin(ins, b)) != SQLITE_OK)
+				goto out;
+			open = false;
+		}
+		if (!open) {
+			memset(b->sum, 0, sizeof(b->sum));
+			memset(&b->hist, 0, sizeof(b->hist));
+			b->has_p[0] = b->has_p[1] = false;
+			b->run = id;
+			b->bin_ns = bin;
+			b->n = 0;
+			b->first = start;
+			snprintf(b->grp, sizeof(b->grp), "%s", grp);
+			open = true;
+		}
+		b->n++;
+		b->last = start;
+		for (int i = 0; i < NR_SUMMED; i++)
+			b->sum[i] += sqlite3_column_int64(sel, 3 + i);
+		for (int i = 0; i < 2; i++, c++) {
+			int64_t v = sqlite3_column_int64(sel, c);
+
+			if (sqlite3_column_type(sel, c) == SQLITE_NULL ||
+			    (b->has_p[i] && v <= b->p[i]))
+				continue;
+			b->p[i] = v;
+			b->has_p[i] = true;
+		}
+		/* as the latency query did: a histogram that does not decode counts nothing */
+		blob = sqlite3_column_blob(sel, c);
+		if (blob && !sl_hist_decode(blob, (size_t)sqlite3_column_bytes(sel, c), &b->one))
+			sl_hist_merge(&b->hist, &b->one);
 	}
-	blob = sqlite3_value_blob(argv[0]);
-	/* as sl_query_run_latency() did: a histogram that does not decode counts nothing */
-	if (blob && !sl_hist_decode(blob, (size_t)sqlite3_value_bytes(argv[0]), &one))
-		sl_hist_merge(sum, &one);
+	if (rc == SQLITE_DONE)
+		rc = open ? put_bin(ins, b) : SQLITE_OK;
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	free(b);
+	return rc;
 }
 
-static void hist_final(sqlite3_context *ctx)
+int sl_bins_fill_all(sqlite3 *db)
 {
-	struct sl_hist *sum = sqlite3_aggregate_context(ctx, 0);
-	static const struct sl_hist empty;
-	uint8_t buf[SL_HIST_BLOB_MAX];
-	size_t n = sl_hist_encode(sum ? sum : &empty, buf);
-
-	sqlite3_result_blob(ctx, buf, (int)n, SQLITE_TRANSIENT);
+	return fill(db, -1);
 }
-
-int sl_store_register_functions(sqlite3 *db)
-{
-	return sqlite3_create_function_v2(db, "sl_hist_sum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-					  NULL, NULL, hist_step, hist_final, NULL);
-}
-
-#define BIN_STR_(x) #x
-#define BIN_STR(x) BIN_STR_(x)
-
-/* ", SUM(events), SUM(wakeups), ...": every counter of windows, summed */
-#define SUM_COL(f, ID, doc, prom) ", SUM(" #f ")"
-#define SUM_COL_E(idx, sfx, SFX, prefix) ", SUM(" #prefix "_" #sfx ")"
-#define SUM_COL_A(f, n, NAMES, prefix, PREFIX, doc, prom) NAMES(SUM_COL_E, prefix)
-
-/* The same statement as schema/0012-window-bins.sql's, for one run, from the counter list */
-static const char fill_sql[] =
-	"INSERT INTO window_bins (run_id, grp, bin_ns, windows, first_ns, last_ns, "
-	"dur_ns" SL_WINDOW_COLUMNS ", lat_count, lat_p50_ns, lat_p99_ns, lat_hist) "
-	"SELECT run_id, grp, start_ns - start_ns % " BIN_STR(
-		SL_BIN_NS) ", COUNT(*), "
-			   "MIN(start_ns), MAX(start_ns), SUM(dur_ns)" SL_WINDOW_COUNTERS(
-				   SUM_COL,
-				   SUM_COL_A) ", SUM(lat_count), MAX(lat_p50_ns), MAX(lat_p99_ns), "
-					      "sl_hist_sum(lat_hist) FROM windows WHERE run_id = ?1 "
-					      "GROUP BY grp, start_ns - start_ns % " BIN_STR(
-						      SL_BIN_NS);
 
 int sl_store_run_bins(struct sl_store *store, int64_t run_id)
 {
@@ -99,16 +173,10 @@ int sl_store_run_bins(struct sl_store *store, int64_t run_id)
 		sqlite3_bind_int64(st, 1, run_id);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
-		st = NULL;
 	}
-	if (rc == SQLITE_DONE || rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, fill_sql, -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, run_id);
-		rc = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc == SQLITE_DONE)
+		rc = run_id < 0 ? SQLITE_MISUSE : fill(db, run_id);
+	if (rc != SQLITE_OK) {
 		err = sl_store_dberr(store->path, db, rc, "summing windows in");
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		return err;

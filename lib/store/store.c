@@ -274,12 +274,6 @@ reopen:
 	}
 	sqlite3_extended_result_codes(db, 1);
 	sqlite3_busy_timeout(db, busy_ms ? (int)busy_ms : DEFAULT_BUSY_MS);
-	/* the schema 12 migration and the window bins use it */
-	rc = sl_store_register_functions(db);
-	if (rc != SQLITE_OK) {
-		err = sl_store_dberr(path, db, rc, "opening");
-		goto close;
-	}
 	/* The first read of the header: a file that is not a database fails here. */
 	sl_error_clear();
 	err = query_int(db, path, "PRAGMA application_id", &app_id);
@@ -379,6 +373,9 @@ int sl_store_migrate(sqlite3 *db, const char *path, const struct sl_store_step *
 		goto rollback;
 	for (int v = (int)version + 1; v <= target; v++) {
 		int rc = sqlite3_exec(db, steps[v - 1].sql, NULL, NULL, NULL);
+
+		if (rc == SQLITE_OK && steps[v - 1].fill)
+			rc = steps[v - 1].fill(db);
 
 		if (rc != SQLITE_OK) {
 			char doing[128];
@@ -481,6 +478,8 @@ int sl_store_open_opts(const char *path, const struct sl_store_opts *opts,
 		for (int i = 0; i < SL_SCHEMA_VERSION; i++) {
 			steps[i].name = sl_migrations[i].name;
 			steps[i].sql = sl_migrations[i].sql;
+			/* schema 12's bins are summed in C: one bin in memory at a time */
+			steps[i].fill = i + 1 == 12 ? sl_bins_fill_all : NULL;
 		}
 		err = sl_store_migrate(store->db, path, steps, SL_SCHEMA_VERSION, target);
 		if (err)
