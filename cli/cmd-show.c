@@ -250,7 +250,7 @@ static int print_groups(struct pr *p, struct sl_store *store, const struct run_d
 
 		if (!name || !strcmp(name, "*"))
 			continue;
-		err = sl_api_latency(store, ival(d->run, "id"), name, &lat);
+		err = sl_api_latency(store, ival(d->run, "id"), name, NULL, &lat);
 		if (err)
 			break;
 		pr_row(p);
@@ -328,7 +328,7 @@ static int load(struct sl_store *store, int64_t id, int top, struct run_data *d)
 	if ((err = sl_api_run(store, id, &d->run)) || (err = sl_api_shape(store, id, &d->shape)) ||
 	    (err = sl_api_placement(store, id, &d->placement)) ||
 	    (err = sl_api_preemptions(store, id, 0, NULL, &d->preempt)) ||
-	    (err = sl_api_latency(store, id, NULL, &d->latency)) ||
+	    (err = sl_api_latency(store, id, NULL, NULL, &d->latency)) ||
 	    (err = sl_api_lhp(store, id, top, NULL, &d->lhp)))
 		return err;
 	return 0;

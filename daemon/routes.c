@@ -478,15 +478,17 @@ static void get_cpus(struct sd_daemon *d, const struct sl_http_req *req, struct 
 static void get_latency(struct sd_daemon *d, const struct sl_http_req *req,
 			struct sl_http_resp *resp, int64_t id)
 {
-	static const char *const gargs[] = { "group", NULL };
+	static const char *const gargs[] = { "group", "from", "to", NULL };
 	const char *g = sl_http_query(req, "group");
+	struct sl_api_span span = { 0 };
 	struct sl_store *store;
 	json_t *j = NULL;
 	int err;
 
-	if (!only_args(req, resp, gargs) || !group_arg(resp, g) || !(store = thread_store(d, resp)))
+	if (!only_args(req, resp, gargs) || !group_arg(resp, g) || !span_args(req, resp, &span) ||
+	    !(store = thread_store(d, resp)))
 		return;
-	err = sl_api_latency(store, id, g, &j);
+	err = sl_api_latency(store, id, g, &span, &j);
 	reply_json(resp, err, j);
 }
 

@@ -24,6 +24,15 @@
   const secs = (x) => (x === null || x === undefined ? '' : String(+Math.max(0, x).toFixed(3)));
   SL.rangeParams = (r) => ({ from: secs(r.from), to: secs(r.to) });
   // The range as a run's API bounds (trace-clock ns): {from, to} with only those set
+  // The step (ns) of /windows for about maxPoints points over secs, undefined when every
+  // window fits. A step of whole 10-minute bins is read from the run's window_bins (schema 12)
+  // instead of summing every 1 s window (2 s for 7 days): longer steps are rounded up to one.
+  SL.windowStep = function windowStep(secs, maxPoints) {
+    if (!(secs > maxPoints)) return undefined;
+    const step = Math.ceil(secs / maxPoints);
+    return (step > 600 ? Math.ceil(step / 600) * 600 : step) * 1e9;
+  };
+
   SL.rangeQuery = function rangeQuery(r, startNs) {
     const q = {};
     if (r.from !== null) q.from = Math.round((startNs || 0) + r.from * 1e9);

@@ -85,7 +85,7 @@
     await Promise.all(SIDES.flatMap((s) => runs[s].map(async (r) => {
       origin[r.id] = await SL.runOrigin(r, signal);
       const secs = span(r);
-      const step = secs > MAX_POINTS ? Math.ceil(secs / MAX_POINTS) * 1e9 : undefined;
+      const step = SL.windowStep(secs, MAX_POINTS);
       win[r.id] = (await SL.api(`runs/${r.id}/windows`, { group, limit: 20000, step, ...SL.rangeQuery(range, origin[r.id]) }, signal)).windows || [];
     })));
     const mk = (f) => SIDES.flatMap((s) => runs[s].map((r, i) => ({ name: `${s} #${r.id}`, colour: SL.runColour(s, i), dash: s === 'candidate', points: series(win[r.id], origin[r.id], f) })));
@@ -244,7 +244,8 @@
         for (const s of SIDES) {
           const merged = new Map();
           for (const r of runs[s]) {
-            const l = await SL.api(`runs/${r.id}/latency`, { group }, signal);
+            const q = SL.rangeQuery(range, await SL.runOrigin(r, signal));
+            const l = await SL.api(`runs/${r.id}/latency`, { group, ...q }, signal);
             for (const b of l.buckets || []) {
               const key = b.lo_ns;
               const m = merged.get(key) || { lo_ns: b.lo_ns, hi_ns: b.hi_ns, count: 0 };
@@ -255,7 +256,7 @@
           hists[s] = [...merged.values()].sort((a, b) => a.lo_ns - b.lo_ns).map((b) => [b.lo_ns / 1e3, b.hi_ns === null ? null : b.hi_ns / 1e3, b.count]);
         }
         return SL.histOverlay(SIDES.map((s) => ({ name: sideName(s), colour: SL.SIDE_COLOURS[s], dash: s === 'candidate', buckets: hists[s] })),
-          { width: 1100, height: 240, caption: `wakeup → run latency of ${group}: share of wakeups per decade (%), log axis` });
+          { width: 1100, height: 240, caption: `wakeup → run latency of ${group}${SL.hasRange(range) ? ' in the range' : ''}: share of wakeups per decade (%), log axis` });
       }),
     ]);
   };

@@ -97,7 +97,7 @@
   // Wakeups over the whole run, a small time chart to brush a range on
   async function overviewChart(run, origin, range, counted, go, signal) {
     const secs = SL.runSeconds(run) || 0;
-    const step = secs > 300 ? Math.ceil(secs / 300) * 1e9 : undefined;
+    const step = SL.windowStep(secs, 300);
     const rows = (await SL.api(`runs/${run.id}/windows`, { group: '*', metric: 'wakeups', limit: 20000, step }, signal)).windows || [];
     const pts = rows.map((w) => [(w.start_ns - origin) / 1e9, w.dur_ns ? w.wakeups / (w.dur_ns / 1e9) : null]);
     const live = h('p', { class: 'sr-only', role: 'status' });

@@ -61,19 +61,24 @@ int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64
 	return *ret ? 0 : -ENOMEM;
 }
 
-int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group, json_t **ret)
+int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group,
+		   const struct sl_api_span *span, json_t **ret)
 {
 	struct sl_hist *sum = calloc(1, sizeof(*sum));
 	json_t *buckets = json_array();
-	int64_t start;
+	int64_t start, from, to;
 	int err;
 
 	if (!sum || !buckets) {
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = sl_query_run_start(store, run_id, &start)) ||
-	    (err = sl_query_run_latency(store, run_id, group ? group : "*", sum)))
+	if ((err = sl_query_run_start(store, run_id, &start)))
+		goto out;
+	sl_api_span_bounds(span, &from, &to);
+	/* no start: every window, those before 0 on the trace clock too */
+	if ((err = sl_query_run_latency(store, run_id, group ? group : "*",
+					span && span->from_ns ? from : INT64_MIN, to, sum)))
 		goto out;
 	for (unsigned int b = 0; b < SL_HIST_BUCKETS; b++) {
 		json_t *o;

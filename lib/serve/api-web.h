@@ -29,11 +29,12 @@ int sl_api_cpus(struct sl_store *store, int64_t run_id, uint64_t from_ns, uint64
 		json_t **ret);
 
 /*
- * The run's wakeup latency histogram for group (NULL: "*"), all its windows merged:
- * {run_id, group, count, p50_ns, p99_ns, buckets:[{lo_ns, hi_ns, count}]} (non-empty
- * buckets only; the top bucket's hi_ns is null).
+ * The run's wakeup latency histogram for group (NULL: "*"), its windows starting in span
+ * (NULL: all) merged: {run_id, group, count, p50_ns, p99_ns, buckets:[{lo_ns, hi_ns,
+ * count}]} (non-empty buckets only; the top bucket's hi_ns is null).
  */
-int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group, json_t **ret);
+int sl_api_latency(struct sl_store *store, int64_t run_id, const char *group,
+		   const struct sl_api_span *span, json_t **ret);
 
 /*
  * Lock-holder preemption of a run: {run_id, start_ns, from_ns, to_ns, victims, preemptors,

@@ -307,6 +307,10 @@ int sl_session_close(struct sl_session *s, const struct sl_run_totals *totals,
 		e2 = sl_store_run_end(s->store, s->run_id, totals);
 		if (!err)
 			err = e2;
+		/* the run has all its windows now: whole-run questions read their bins */
+		e2 = err ? 0 : sl_store_run_bins(s->store, s->run_id);
+		if (!err)
+			err = e2;
 	}
 	sl_store_close(s->store);
 	sl_engine_free(s->engine);

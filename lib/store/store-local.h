@@ -25,10 +25,11 @@ struct sl_store {
 /* sl_store_connect() flag beside enum sl_store_flags: the connection stays in one thread. */
 #define SL_STORE_ONE_THREAD (1u << 16)
 
-/* One migration: schema/NNNN-<name>.sql. */
+/* One migration: schema/NNNN-<name>.sql, then fill (if not NULL) in its transaction. */
 struct sl_store_step {
 	const char *name;
 	const char *sql;
+	int (*fill)(sqlite3 *db); /* SQLITE_OK or an SQLite code */
 };
 
 /*

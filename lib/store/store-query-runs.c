@@ -13,6 +13,7 @@
 
 #include "db-json.h"
 #include "error.h"
+#include "store-bins-local.h"
 #include "store-query.h"
 
 int sl_query_run_shape(struct sl_store *store, int64_t run_id, struct sl_run_shape *ret)
@@ -346,27 +347,24 @@ int sl_query_runs_rows(struct sl_store *store, int limit, json_t **ret)
 
 int sl_query_run_rows(struct sl_store *store, int64_t run_id, json_t **ret)
 {
-	return sl_db_query_rows(
-		sl_store_db(store),
-		"SELECT " API_RUN_COLUMNS ", r.cmdline, "
-		"(SELECT COUNT(*) FROM windows w WHERE w.run_id = r.id AND w.grp = '*')"
-		" AS windows, "
-		"(SELECT MIN(start_ns) FROM windows w WHERE w.run_id = r.id AND "
-		"w.grp = '*') AS first_window_ns, "
-		"(SELECT MAX(start_ns) FROM windows w WHERE w.run_id = r.id AND "
-		"w.grp = '*') AS last_window_ns "
-		"FROM runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?1",
-		run_id, 0, 0, 0, "cannot read the run", ret);
+	/* the "*" windows' count and span, through the bins when they are valid */
+	return sl_bins_query_rows(
+		sl_store_db(store), run_id, INT64_MIN, INT64_MAX,
+		"SELECT " API_RUN_COLUMNS ", r.cmdline, coalesce(w.windows, 0) AS windows, "
+		"w.first_window_ns, w.last_window_ns FROM runs r LEFT JOIN hosts h ON "
+		"h.id = r.host_id LEFT JOIN (SELECT SUM(n) AS windows, MIN(start_ns) AS "
+		"first_window_ns, MAX(last_ns) AS last_window_ns FROM (%s) WHERE grp = '*') w "
+		"WHERE r.id = ?1",
+		"cannot read the run", ret);
 }
 
 int sl_query_run_groups_rows(struct sl_store *store, int64_t run_id, json_t **ret)
 {
-	return sl_db_query_rows(
-		sl_store_db(store),
-		"SELECT grp AS name, COUNT(*) AS windows, SUM(wakeups) AS wakeups, "
-		"SUM(switches) AS switches FROM windows WHERE run_id = ?1 "
-		"GROUP BY grp ORDER BY (grp <> '*'), SUM(wakeups) + SUM(switches) DESC",
-		run_id, 0, 0, 0, "cannot read the run", ret);
+	return sl_bins_query_rows(sl_store_db(store), run_id, INT64_MIN, INT64_MAX,
+				  "SELECT grp AS name, SUM(n) AS windows, SUM(wakeups) AS wakeups, "
+				  "SUM(switches) AS switches FROM (%s) GROUP BY grp "
+				  "ORDER BY (grp <> '*'), SUM(wakeups) + SUM(switches) DESC",
+				  "cannot read the run", ret);
 }
 
 int sl_query_run_before_kernel(struct sl_store *store, int64_t run_id, char *buf, size_t size,

@@ -9,6 +9,7 @@
 #include "db-json.h"
 #include "error.h"
 #include "hist.h"
+#include "store-bins-local.h"
 #include "store-query.h"
 #include "window-counters.h"
 
@@ -117,8 +118,8 @@ out:
 
 int sl_query_run_placement_rows(struct sl_store *store, int64_t run_id, json_t **ret)
 {
-	return sl_db_query_rows(
-		sl_store_db(store),
+	return sl_bins_query_rows(
+		sl_store_db(store), run_id, INT64_MIN, INT64_MAX,
 		"SELECT grp AS name, SUM(wakeups) AS wakeups, SUM(wakeups_new) AS wakeups_new, "
 		"SUM(prev_same) AS prev_same, SUM(prev_smt) AS prev_smt, "
 		"SUM(prev_llc) AS prev_llc, SUM(prev_package) AS prev_package, "
@@ -133,25 +134,23 @@ int sl_query_run_placement_rows(struct sl_store *store, int64_t run_id, json_t *
 		"SUM(policy_known) AS policy_known, SUM(pol_prev_idle) AS pol_prev_idle, "
 		"SUM(pol_affine) AS pol_affine, SUM(pol_llc_scan) AS pol_llc_scan, "
 		"SUM(pol_buddy) AS pol_buddy, SUM(pol_smt_first) AS pol_smt_first "
-		"FROM windows WHERE run_id = ?1 GROUP BY grp "
-		"ORDER BY (grp <> '*'), SUM(wakeups) DESC",
-		run_id, 0, 0, 0, "cannot read the run", ret);
+		"FROM (%s) GROUP BY grp ORDER BY (grp <> '*'), SUM(wakeups) DESC",
+		"cannot read the run", ret);
 }
 
 int sl_query_run_preemption_rows(struct sl_store *store, int64_t run_id, int64_t from, int64_t to,
 				 json_t **ret)
 {
-	return sl_db_query_rows(
-		sl_store_db(store),
+	return sl_bins_query_rows(
+		sl_store_db(store), run_id, from, to,
 		"SELECT grp AS name, SUM(switches) AS switches, "
 		"SUM(preempt_wakeup) AS preempt_wakeup, SUM(preempt_tick) AS preempt_tick, "
 		"SUM(preempt_same_group) AS same_group, SUM(lhp_count) AS lhp, "
 		"SUM(lhp_cost_ns) AS lhp_cost_ns, SUM(hub_preemptions) AS hub_preemptions, "
 		"SUM(spin_count) AS spin_lhp, SUM(spin_cost_ns) AS spin_cost_ns, "
-		"SUM(dur_ns) AS dur_ns FROM windows WHERE run_id = ?1 AND start_ns >= ?3 "
-		"AND start_ns < ?4 GROUP BY grp "
+		"SUM(dur_ns) AS dur_ns FROM (%s) GROUP BY grp "
 		"ORDER BY (grp <> '*'), SUM(preempt_wakeup + preempt_tick) DESC",
-		run_id, 0, from, to, "cannot read the run", ret);
+		"cannot read the run", ret);
 }
 
 int sl_query_windows_stream(struct sl_store *store, int64_t run_id,
@@ -162,40 +161,45 @@ int sl_query_windows_stream(struct sl_store *store, int64_t run_id,
 	const char *col = sel->col;
 	char sql[4096];
 	sqlite3_stmt *st;
+	int err;
 
 	/* col and the metric names are the caller's constant names, never client text */
 	if (sel->step) {
 		size_t n = (size_t)snprintf(sql, sizeof(sql),
-					    "SELECT %sMIN(start_ns) AS start_ns, "
-					    "SUM(dur_ns) AS dur_ns, COUNT(*) AS windows",
-					    col ? "" : "run_id, grp, ");
+					    "SELECT %sMIN(s.start_ns) AS start_ns, "
+					    "SUM(s.dur_ns) AS dur_ns, SUM(s.n) AS windows",
+					    col ? "" : "?1 AS run_id, grp, ");
 
 		for (int i = 0; sel->metrics[i] && n < sizeof(sql); i++) {
 			const char *m = sel->metrics[i];
 
 			if (col && m != col)
 				continue;
-			n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", %s(%s) AS %s",
+			n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", %s(s.%s) AS %s",
 					      strncmp(m, "lat_p", 5) ? "SUM" : "MAX", m, m);
 		}
+		/* %%s: the bins and windows of the range (sl_bins_prepare()) */
 		if (n < sizeof(sql))
 			snprintf(sql + n, sizeof(sql) - n,
-				 " FROM windows WHERE run_id = ?1 AND grp = ?2 AND start_ns >= ?3 "
-				 "AND start_ns < ?4 GROUP BY windows.start_ns / ?6 "
-				 "ORDER BY MIN(windows.start_ns) LIMIT ?5");
-	} else {
-		snprintf(
-			sql, sizeof(sql),
-			"SELECT %s%s FROM windows WHERE run_id = ?1 AND grp = ?2 AND start_ns >= ?3 "
-			"AND start_ns < ?4 ORDER BY start_ns LIMIT ?5",
-			col ? "start_ns, dur_ns, " : "*", col ? col : "");
+				 " FROM (%%s) AS s WHERE s.grp = ?6 GROUP BY s.start_ns / ?8 "
+				 "ORDER BY MIN(s.start_ns) LIMIT ?7");
+		if ((err = sl_bins_prepare(db, run_id, sel->from, sel->to, sel->step, sql, &st))) {
+			json_decref(head);
+			return err;
+		}
+		sqlite3_bind_text(st, 6, sel->grp, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 7, sel->limit + 1);
+		sqlite3_bind_int64(st, 8, sel->step);
+		return sl_db_stream_new(st, head, "windows", (size_t)sel->limit, ret);
 	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s%s FROM windows WHERE run_id = ?1 AND grp = ?2 AND start_ns >= ?3 "
+		 "AND start_ns < ?4 ORDER BY start_ns LIMIT ?5",
+		 col ? "start_ns, dur_ns, " : "*", col ? col : "");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		json_decref(head);
 		return sl_db_error(db, "cannot prepare query");
 	}
-	if (sel->step)
-		sqlite3_bind_int64(st, 6, sel->step);
 	sqlite3_bind_int64(st, 1, run_id);
 	/* copied: the stream outlives the request's strings */
 	sqlite3_bind_text(st, 2, sel->grp, -1, SQLITE_TRANSIENT);
@@ -205,8 +209,8 @@ int sl_query_windows_stream(struct sl_store *store, int64_t run_id,
 	return sl_db_stream_new(st, head, "windows", (size_t)sel->limit, ret);
 }
 
-int sl_query_run_latency(struct sl_store *store, int64_t run_id, const char *grp,
-			 struct sl_hist *sum)
+int sl_query_run_latency(struct sl_store *store, int64_t run_id, const char *grp, int64_t from,
+			 int64_t to, struct sl_hist *sum)
 {
 	sqlite3 *db = sl_store_db(store);
 	struct sl_hist *one = calloc(1, sizeof(*one));
@@ -215,13 +219,11 @@ int sl_query_run_latency(struct sl_store *store, int64_t run_id, const char *grp
 
 	if (!one)
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(db, "SELECT lat_hist FROM windows WHERE run_id = ?1 AND grp = ?2",
-			       -1, &st, NULL)) {
-		err = sl_db_error(db, "cannot prepare query");
+	/* a bin's lat_hist is its windows' merged: merging the bins' is merging the windows' */
+	if ((err = sl_bins_prepare(db, run_id, from, to, 0,
+				   "SELECT lat_hist FROM (%s) WHERE grp = ?6", &st)))
 		goto out;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, grp, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, grp, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const void *blob = sqlite3_column_blob(st, 0);
 

@@ -201,10 +201,10 @@ int sl_query_run_preemption_rows(struct sl_store *store, int64_t run_id, int64_t
 struct sl_db_stream;
 struct sl_hist;
 
-/* The latency histograms of run_id's windows of group grp summed into *sum (zeroed by the
- * caller); a histogram that does not decode is skipped. */
-int sl_query_run_latency(struct sl_store *store, int64_t run_id, const char *grp,
-			 struct sl_hist *sum);
+/* The latency histograms of run_id's windows of group grp starting in [from, to) summed
+ * into *sum (zeroed by the caller); a histogram that does not decode is skipped. */
+int sl_query_run_latency(struct sl_store *store, int64_t run_id, const char *grp, int64_t from,
+			 int64_t to, struct sl_hist *sum);
 
 /* Which windows sl_query_windows_stream() reads. */
 struct sl_window_select {

@@ -126,12 +126,24 @@ static int query_int(sqlite3 *db, const char *path, const char *sql, int64_t *re
 static int delete_chunk(sqlite3 *db, const char *path, const struct chunk *c,
 			struct sl_retention_stats *stats)
 {
-	char sql[160];
+	char sql[256];
 	int err;
 
 	err = sl_store_exec(db, path, "BEGIN IMMEDIATE", "retention on");
 	if (err)
 		return err;
+	/* a run that loses windows loses its bins (store-bins.c): read from what is left */
+	if (c->type == SL_ROW_WINDOW) {
+		snprintf(sql, sizeof(sql),
+			 "DELETE FROM window_bins WHERE run_id IN (SELECT run_id FROM windows "
+			 "WHERE rowid BETWEEN %lld AND %lld)",
+			 (long long)c->first_rowid, (long long)c->last_rowid);
+		err = sl_store_exec(db, path, sql, "retention on");
+		if (err) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			return err;
+		}
+	}
 	snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE rowid BETWEEN %lld AND %lld",
 		 sl_store_chunk_table[c->type], (long long)c->first_rowid,
 		 (long long)c->last_rowid);
@@ -268,7 +280,7 @@ int sl_store_retention(struct sl_store *store, const struct sl_retention *policy
 /* The tables whose rows belong to a run by their run_id column. */
 static const char *const run_tables[] = {
 	"sched_slices", "wakeups", "preemptions", "sched_facts",   "windows",
-	"cpu_counts",	"tasks",   "wakings",	  "run_cpu_first",
+	"cpu_counts",	"tasks",   "wakings",	  "run_cpu_first", "window_bins",
 };
 
 static int64_t file_bytes(const char *path)

@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "schema-sql.h"
+#include "store-bins-local.h"
 #include "store-local.h"
 #include "version.h"
 
@@ -373,6 +374,9 @@ int sl_store_migrate(sqlite3 *db, const char *path, const struct sl_store_step *
 	for (int v = (int)version + 1; v <= target; v++) {
 		int rc = sqlite3_exec(db, steps[v - 1].sql, NULL, NULL, NULL);
 
+		if (rc == SQLITE_OK && steps[v - 1].fill)
+			rc = steps[v - 1].fill(db);
+
 		if (rc != SQLITE_OK) {
 			char doing[128];
 
@@ -474,6 +478,8 @@ int sl_store_open_opts(const char *path, const struct sl_store_opts *opts,
 		for (int i = 0; i < SL_SCHEMA_VERSION; i++) {
 			steps[i].name = sl_migrations[i].name;
 			steps[i].sql = sl_migrations[i].sql;
+			/* schema 12's bins are summed in C: one bin in memory at a time */
+			steps[i].fill = i + 1 == 12 ? sl_bins_fill_all : NULL;
 		}
 		err = sl_store_migrate(store->db, path, steps, SL_SCHEMA_VERSION, target);
 		if (err)

@@ -19,6 +19,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -190,7 +191,7 @@ int main(void)
 	int reps = getenv("SL_BENCH_REPS") ? atoi(getenv("SL_BENCH_REPS")) : 20;
 	char dir[] = "/tmp/sl-bench-dash.XXXXXX", db[512], exe[512], listen[64], path[256],
 	     log[600], cmd[2048], run_id[32] = "1";
-	double cold_sum = 0, warm_sum = 0, warm_max = 0, t0, ms;
+	double cold_sum = 0, warm_sum = 0, warm_max = 0, t0, ms, step;
 	struct timing t;
 	struct stat sb;
 	size_t bytes;
@@ -286,9 +287,11 @@ int main(void)
 		t = measure(path, 3, true);
 		print_row(path, &t);
 	}
-	/* what the compare view asks for a long run: about 300 bins of its windows */
+	/* what the compare view asks for a long run: about 300 bins of its windows, the step
+	 * rounded up to whole 10-minute window_bins (web/timerange.js, SL.windowStep()) */
+	step = ceil(atof(days) * 86400 / 300);
 	snprintf(path, sizeof(path), "/api/v1/runs/%s/windows?group=postgres&limit=20000&step=%.0f",
-		 run_id, atof(days) * 86400 / 300 * 1e9);
+		 run_id, (step > 600 ? ceil(step / 600) * 600 : step) * 1e9);
 	t = measure(path, 3, true);
 	print_row(path, &t);
 

@@ -303,6 +303,9 @@ static int cmd_days(const char *db, const struct sl_topo *topo, double days)
 				       &(struct sl_run_totals){ .end_ns = t0 + n * NS,
 								.end_wall_ns = now,
 								.events = n * 180000 });
+	/* as a recorder's session does when the run ends */
+	if (!err)
+		err = sl_store_run_bins(st, run);
 	sl_store_close(st);
 	free(rows);
 	free(json);

@@ -158,6 +158,10 @@ check "preemptions in a time range" preemptions "$base/api/v1/runs/$run/preempti
 pspan=$(jq1 '[g["dur_ns"] for g in d["groups"] if g["name"] == "*"] + [all('"$rs"' <= r["ts_ns"] < '"$re"' for r in d["recent"])]')
 ok "preemptions?from=&to=: whole windows of the first 2 s, rows in it ($pspan)" \
 	'[ "$(jq1 "[g[\"dur_ns\"] for g in d[\"groups\"] if g[\"name\"] == \"*\"][0] <= 2000000000 and all($rs <= r[\"ts_ns\"] < $re for r in d[\"recent\"])")" = True ]'
+check "latency histogram in a time range" latency "$base/api/v1/runs/$run/latency?group=*&from=$rs&to=$re"
+lc=$(sqlite3 "$db" "select coalesce(sum(lat_count), 0) from windows where run_id = $run and grp = '*' and start_ns >= $rs and start_ns < $re")
+ok "latency?from=&to=: the histograms of the windows that start in it ($lc)" \
+	'[ "$(jq1 "d[\"count\"]")" = "$lc" ]'
 check "direct waiters of the 5 costliest LHP events" lhp-waiters "$base/api/v1/runs/$run/lhp-waiters?limit=5"
 ok "lhp-waiters: horizon 5 ms, each waiter woken by its event's victim within it" \
 	'[ "$(jq1 "d[\"horizon_ns\"] == 5000000 and all(w[\"event_ts_ns\"] < w[\"ts_ns\"] for w in d[\"waiters\"])")" = True ]'

@@ -238,6 +238,8 @@ int synth_win_to_store(struct sl_store *store, const struct synth_win_config *cf
 	err = sl_writer_stop(w);
 	if (!err)
 		err = sl_store_run_end(store, id, &tot);
+	if (!err)
+		err = sl_store_run_bins(store, id);
 	if (!err && ret_run_id)
 		*ret_run_id = id;
 	return err;
