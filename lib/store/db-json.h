@@ -23,6 +23,10 @@ json_t *sl_db_row_json(sqlite3_stmt *st);
  * sl_db_error(db, what). */
 int sl_db_rows_into(sqlite3 *db, sqlite3_stmt *st, json_t *arr, const char *what);
 
+/* The rows of the prepared st as a new array in *ret; st is finalized either way. 0,
+ * -ENOMEM, or sl_db_error(db, what). */
+int sl_db_stmt_rows(sqlite3 *db, sqlite3_stmt *st, const char *what, json_t **ret);
+
 /*
  * The rows of sql as a new array in *ret (for store*.c): ?1 = a, ?2 = b, ?3 = from, ?4 = to,
  * those the statement has (a statement may skip one: SQLite numbers parameters by their

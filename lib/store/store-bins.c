@@ -270,21 +270,9 @@ int sl_bins_query_rows(sqlite3 *db, int64_t run, int64_t from, int64_t to, const
 		       const char *what, json_t **ret)
 {
 	sqlite3_stmt *st;
-	json_t *arr;
 	int err;
 
 	if ((err = sl_bins_prepare(db, run, from, to, 0, fmt, &st)))
 		return err;
-	if (!(arr = json_array())) {
-		sqlite3_finalize(st);
-		return -ENOMEM;
-	}
-	err = sl_db_rows_into(db, st, arr, what);
-	sqlite3_finalize(st);
-	if (err) {
-		json_decref(arr);
-		return err;
-	}
-	*ret = arr;
-	return 0;
+	return sl_db_stmt_rows(db, st, what, ret);
 }

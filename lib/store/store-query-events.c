@@ -26,8 +26,6 @@ int sl_query_wakeups_rows(struct sl_store *store, int64_t run_id,
 	sqlite3 *db = sl_store_db(store);
 	sqlite3_stmt *st = NULL;
 	char sql[1024];
-	json_t *arr;
-	int err;
 
 	/* the ORDER BY and the filter are picked from these constants, never request text */
 	snprintf(sql, sizeof(sql),
@@ -47,18 +45,7 @@ int sl_query_wakeups_rows(struct sl_store *store, int64_t run_id,
 	sqlite3_bind_int64(st, 4, sel->to);
 	sqlite3_bind_int(st, 5, sel->limit);
 	sqlite3_bind_int64(st, 6, sel->wall_offset);
-	if (!(arr = json_array())) {
-		sqlite3_finalize(st);
-		return -ENOMEM;
-	}
-	err = sl_db_rows_into(db, st, arr, "cannot read wakeups");
-	sqlite3_finalize(st);
-	if (err) {
-		json_decref(arr);
-		return err;
-	}
-	*ret = arr;
-	return 0;
+	return sl_db_stmt_rows(db, st, "cannot read wakeups", ret);
 }
 
 /* Whether the run has cpu_counts rows (runs stored since schema 5 that got wakeups). */

@@ -167,19 +167,27 @@ void sl_db_stream_free(struct sl_db_stream *s)
 	free(s);
 }
 
+int sl_db_stmt_rows(sqlite3 *db, sqlite3_stmt *st, const char *what, json_t **ret)
+{
+	json_t *arr = json_array();
+	int err = arr ? sl_db_rows_into(db, st, arr, what) : -ENOMEM;
+
+	sqlite3_finalize(st);
+	if (err) {
+		json_decref(arr);
+		return err;
+	}
+	*ret = arr;
+	return 0;
+}
+
 int sl_db_query_rows(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t from, int64_t to,
 		     const char *what, json_t **ret)
 {
 	sqlite3_stmt *st;
-	json_t *arr = json_array();
-	int err;
 
-	if (!arr)
-		return -ENOMEM;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		json_decref(arr);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sl_db_error(db, "cannot prepare query");
-	}
 	if (sqlite3_bind_parameter_count(st) >= 1)
 		sqlite3_bind_int64(st, 1, a);
 	if (sqlite3_bind_parameter_count(st) >= 2)
@@ -188,12 +196,5 @@ int sl_db_query_rows(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t
 		sqlite3_bind_int64(st, 3, from);
 	if (sqlite3_bind_parameter_count(st) >= 4)
 		sqlite3_bind_int64(st, 4, to);
-	err = sl_db_rows_into(db, st, arr, what);
-	sqlite3_finalize(st);
-	if (err) {
-		json_decref(arr);
-		return err;
-	}
-	*ret = arr;
-	return 0;
+	return sl_db_stmt_rows(db, st, what, ret);
 }
