@@ -17,13 +17,26 @@
 #define NC SL_WC_COUNT
 #define MAX_METRICS 64
 
-/* One bucket of a window's latency histogram, sparse. */
+/*
+ * A run with at least this many 10-minute bins of window_bins (about 17 hours) is loaded
+ * and resampled by its bins instead of its 1 s windows (docs/statistics.md): two 7-day
+ * runs have 4.8 M windows in four groups, and loading and resampling them took 35-41 s,
+ * against about 8,000 bins. Blocks of cbrt(100) or more bins (50 minutes and up) still
+ * leave 20 or more blocks for the variance, and keep the hour-scale ups and downs of a
+ * day's load inside a block.
+ */
+#define CMP_MIN_BINS 100
+
+/* One bucket of a window's (or a bin's) latency histogram, sparse. */
 struct hbin {
 	uint16_t bucket;
 	uint32_t count;
 };
 
-/* A run, or a segment of one: its windows of one group in time order. */
+/*
+ * A run, or a segment of one: its windows of one group in time order (or its bins, each
+ * the sums of up to 600 windows: n then counts bins).
+ */
 struct unit {
 	int64_t run_id;
 	uint64_t seg;

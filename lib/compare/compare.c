@@ -6,7 +6,8 @@
  * (sum of numerators over sum of denominators, or a quantile of the merged latency
  * histogram: never a mean of per-window ratios) and its within-run variance comes from a
  * moving-block bootstrap of its windows; block sums come from prefix sums, so a resample
- * costs one subtraction per column per block. Run-to-run variance is the units' residual
+ * costs one subtraction per column per block (a run of CMP_MIN_BINS 10-minute bins or more
+ * is loaded by its bins of window_bins, which then stand for its windows). Run-to-run variance is the units' residual
  * variance, shrunk toward the history's (comparable runs of other kernels) or toward an
  * empirical-Bayes prior fitted over every metric and group.
  */
@@ -114,6 +115,12 @@ static int unit_add(struct unit *u, const struct sl_window_rec *w)
 	for (unsigned int b = 0; b < SL_HIST_BUCKETS; b++) {
 		if (!w->latency.counts[b])
 			continue;
+		/* a bin's bucket can only pass this at 7 M wakeups a second */
+		if (w->latency.counts[b] > UINT32_MAX)
+			return sl_error(-EOVERFLOW,
+					"%s: %" PRIu64 " wakeups in one latency "
+					"bucket of a window",
+					w->grp, w->latency.counts[b]);
 		if (u->nr_bins == u->cap_bins) {
 			size_t cap = u->cap_bins ? u->cap_bins * 2 : 256;
 			struct hbin *p = realloc(u->bins, sizeof(*p) * cap);
@@ -141,7 +148,8 @@ struct side_load {
 	char cur[SL_GROUP_LEN]; /* the current group */
 };
 
-static int load_window(void *ctx, const struct sl_window_rec *w)
+/* A window, or a bin summing `windows` of them, into its group's unit. */
+static int load_sums(void *ctx, const struct sl_window_rec *w, int64_t windows)
 {
 	struct side_load *sl = ctx;
 	const struct sl_compare_opts *o = sl->o;
@@ -161,21 +169,32 @@ static int load_window(void *ctx, const struct sl_window_rec *w)
 		return -ENOMEM;
 	if ((err = unit_add(u, w)))
 		return err;
-	g->side[sl->s].windows++;
+	g->side[sl->s].windows += (size_t)windows;
 	return 0;
+}
+
+static int load_window(void *ctx, const struct sl_window_rec *w)
+{
+	return load_sums(ctx, w, 1);
 }
 
 int cmp_load_side(struct sl_store *store, const struct sl_compare_opts *o, struct sl_cmp_side *side,
 		  int s, struct loaded *l)
 {
-	int err = 0;
-
-	for (int r = 0; r < side->nr_runs && !err; r++) {
+	for (int r = 0; r < side->nr_runs; r++) {
 		struct side_load sl = { .o = o, .l = l, .s = s, .run_id = side->runs[r] };
+		int got = 0;
 
-		err = sl_query_run_windows(store, side->runs[r], load_window, &sl);
+		/* long runs by their 10-minute bins (the header comment), unless the user
+		 * asked for blocks or segments counted in windows */
+		if (!o->segment_ns && !o->block_len)
+			got = sl_query_run_bins(store, side->runs[r], CMP_MIN_BINS, load_sums, &sl);
+		if (!got)
+			got = sl_query_run_windows(store, side->runs[r], load_window, &sl);
+		if (got < 0)
+			return got;
 	}
-	return err;
+	return 0;
 }
 
 uint64_t cmp_name_hash(const char *s)

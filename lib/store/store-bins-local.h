@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -15,6 +16,12 @@
  * transaction). SQLITE_OK or an SQLite code.
  */
 int sl_bins_fill_all(sqlite3 *db);
+
+/*
+ * Whether run's bins describe all its windows (store-bins.c's header comment) into *ret.
+ * 0 or an error.
+ */
+int sl_bins_valid(sqlite3 *db, int64_t run, bool *ret);
 
 /*
  * Prepares fmt, whose one %s is replaced by a SELECT (to use as "FROM (%s)") of the rows

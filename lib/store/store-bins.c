@@ -185,12 +185,12 @@ int sl_store_run_bins(struct sl_store *store, int64_t run_id)
 }
 
 /*
- * Whether run's bins describe all its windows (see the header comment): the run has bins,
- * and the newest "*" window is the newest the bins hold. Two index seeks and a scan of
- * the run's bins (4,032 for 7 days of 4 groups). Windows before 0 on the trace clock
- * (SQL's % truncates toward 0, so their bins straddle 0) are read from the windows.
+ * The run has bins, and the newest "*" window is the newest the bins hold. Two index seeks
+ * and a scan of the run's bins (4,032 for 7 days of 4 groups). Windows before 0 on the
+ * trace clock (SQL's % truncates toward 0, so their bins straddle 0) are read from the
+ * windows.
  */
-static int bins_valid(sqlite3 *db, int64_t run, bool *ret)
+int sl_bins_valid(sqlite3 *db, int64_t run, bool *ret)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -241,7 +241,7 @@ int sl_bins_prepare(sqlite3 *db, int64_t run, int64_t from, int64_t to, int64_t 
 	int err, rc;
 
 	/* a step that is not a whole number of bins would cut bins in two */
-	if (lo < hi && (!step || step % SL_BIN_NS == 0) && (err = bins_valid(db, run, &valid)))
+	if (lo < hi && (!step || step % SL_BIN_NS == 0) && (err = sl_bins_valid(db, run, &valid)))
 		return err;
 	if (valid && lo < hi)
 		snprintf(src, sizeof(src), "%s%s%s", FROM_BINS,

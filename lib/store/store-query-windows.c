@@ -2,6 +2,7 @@
 /* Queries over the windows table (store-query.h). */
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,13 +76,21 @@ out:
 	return err;
 }
 
-/* Every counter (window-counters.h), so every metric's columns are there. */
-#define RUN_SQL                                                                                    \
-	"SELECT grp, start_ns, dur_ns" SL_WINDOW_COLUMNS ", lat_hist FROM windows WHERE run_id = " \
+/*
+ * Every counter (window-counters.h), so every metric's columns are there; the third column
+ * is how many windows a row sums (a window: 1).
+ */
+#define RUN_COLS ", dur_ns" SL_WINDOW_COLUMNS ", lat_hist FROM "
+#define RUN_SQL                                                      \
+	"SELECT grp, start_ns, 1" RUN_COLS "windows WHERE run_id = " \
 	"?1 ORDER BY grp, start_ns"
+#define BINS_SQL                                                               \
+	"SELECT grp, first_ns, windows" RUN_COLS "window_bins WHERE run_id = " \
+	"?1 ORDER BY grp, bin_ns"
 
-int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_window_cb cb,
-			 void *ctx)
+/* The rows of sql (RUN_SQL or BINS_SQL) for run_id to cb. */
+static int walk_run(struct sl_store *store, int64_t run_id, const char *sql, sl_query_run_bin_cb cb,
+		    void *ctx)
 {
 	sqlite3 *db = sl_store_db(store);
 	struct sl_window_rec *w = malloc(sizeof(*w));
@@ -90,7 +99,7 @@ int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_wi
 
 	if (!w)
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(db, RUN_SQL, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		err = sl_error(-SL_EDB, "cannot read windows: %s", sqlite3_errmsg(db));
 		goto out;
 	}
@@ -100,12 +109,12 @@ int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_wi
 
 		memset(w, 0, sizeof(*w));
 		w->start_ns = (uint64_t)sqlite3_column_int64(st, 1);
-		if ((err = read_counters(st, 2, w)))
+		if ((err = read_counters(st, 3, w)))
 			goto out;
 		if (!grp)
 			continue;
 		snprintf(w->grp, sizeof(w->grp), "%.*s", SL_GROUP_LEN - 1, grp);
-		if ((err = cb(ctx, w)))
+		if ((err = cb(ctx, w, sqlite3_column_int64(st, 2))))
 			goto out;
 	}
 	if (rc != SQLITE_DONE)
@@ -114,6 +123,57 @@ out:
 	sqlite3_finalize(st);
 	free(w);
 	return err;
+}
+
+struct one_window {
+	sl_query_run_window_cb cb;
+	void *ctx;
+};
+
+static int one_window(void *ctx, const struct sl_window_rec *w, int64_t windows)
+{
+	const struct one_window *o = ctx;
+
+	(void)windows;
+	return o->cb(o->ctx, w);
+}
+
+int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_window_cb cb,
+			 void *ctx)
+{
+	struct one_window o = { cb, ctx };
+
+	return walk_run(store, run_id, RUN_SQL, one_window, &o);
+}
+
+int sl_query_run_bins(struct sl_store *store, int64_t run_id, int64_t min_bins,
+		      sl_query_run_bin_cb cb, void *ctx)
+{
+	sqlite3 *db = sl_store_db(store);
+	sqlite3_stmt *st;
+	bool valid = false;
+	int64_t bins = 0;
+	int err, rc;
+
+	if ((err = sl_bins_valid(db, run_id, &valid)))
+		return err;
+	if (!valid)
+		return 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT COUNT(*) FROM window_bins WHERE run_id = ?1 AND grp = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sl_error(-SL_EDB, "cannot read window_bins: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, SL_GROUP_ALL, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		bins = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return sl_error(-SL_EDB, "cannot read window_bins: %s", sqlite3_errmsg(db));
+	if (bins < min_bins)
+		return 0;
+	return (err = walk_run(store, run_id, BINS_SQL, cb, ctx)) ? err : 1;
 }
 
 int sl_query_run_placement_rows(struct sl_store *store, int64_t run_id, json_t **ret)

@@ -288,6 +288,18 @@ int sl_query_run_windows(struct sl_store *store, int64_t run_id, sl_query_run_wi
 			 void *ctx);
 
 /*
+ * The 10-minute bins of run_id's windows (window_bins, schema 12), by group then bin, to cb
+ * like windows: w's counters and dur_ns summed over the bin's windows, its histogram
+ * merged, start_ns the first window's start; `windows` how many windows it sums. Only when
+ * the bins describe every window of the run and group "*" has at least min_bins of them:
+ * then 1 once they were walked; else 0 and cb is not called (the caller reads the
+ * windows). A non-zero return of cb stops the walk and is returned.
+ */
+typedef int (*sl_query_run_bin_cb)(void *ctx, const struct sl_window_rec *w, int64_t windows);
+int sl_query_run_bins(struct sl_store *store, int64_t run_id, int64_t min_bins,
+		      sl_query_run_bin_cb cb, void *ctx);
+
+/*
  * One window of any run, as sl_query_windows_by_end() hands it: the run's hostname (NULL
  * when the run has no host row) and kernel, the window's wall-clock end (the run's start_wall plus the window's offset on
  * the trace clock) and the window itself (run_id and start_ns not filled).

@@ -13,11 +13,12 @@
  * with a small run effect (sd 0.03), as the lab's pgbench runs do, and is compared without
  * any history (--history-runs 0), so that the variance comes from the prior alone: the
  * windows vary far more than the runs' values, and the false-regression rate must stay
- * at or below 1% there too. Last, sequential experiments as `schedlens lab ab` runs them
- * (seq_row). Usage: calibrate [PAIRS [DIR]]; exit 1 when a target is missed (false
- * regressions above 1% at any runs a side or over a whole sequential A/A experiment, a
- * 2 vs 1 shift found equivalent, or less than 80% power for the 20-point shift at 2 runs
- * a side).
+ * at or below 1% there too. With CALIBRATE_LONG=N, N more A/A pairs of runs long enough
+ * (17 hours) to be compared by their 10-minute bins. Last, sequential experiments as
+ * `schedlens lab ab` runs them (seq_row). Usage: calibrate [PAIRS [DIR]]; exit 1 when a
+ * target is missed (false regressions above 1% at any runs a side or over a whole
+ * sequential A/A experiment, a 2 vs 1 shift found equivalent, or less than 80% power for
+ * the 20-point shift at 2 runs a side).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -270,6 +271,17 @@ int main(int argc, char **argv)
 		w.warmup = 2.0;
 		w.run_sd = 0.03;
 		err = aa_row(dir, "calibrate-warmup", "w", "2, warm-up", 2, pairs, &w, 0, &fail);
+	}
+	/* CALIBRATE_LONG=N: N A/A pairs of 2 runs a side of 61,000 windows (102 10-minute
+	 * bins, so the comparison resamples bins: docs/statistics.md); off by default, as a
+	 * pair takes seconds to write */
+	if (!err && getenv("CALIBRATE_LONG") && atoi(getenv("CALIBRATE_LONG")) > 0) {
+		struct synth_win_config w;
+
+		synth_win_default(&w);
+		w.windows = 61000;
+		err = aa_row(dir, "calibrate-long", "l", "2, 17 h", 2,
+			     atoi(getenv("CALIBRATE_LONG")), &w, -1, &fail);
 	}
 	printf("\npower against known effects (postgres), %d comparisons per row\n", pairs / 5);
 	printf("%-34s %9s %8s %11s\n", "effect", "runs", "flagged", "equivalent");
