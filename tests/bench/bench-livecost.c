@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What recording costs the workload (issue 19 item 2): pgbench -S -c 8 -j 2 on a
+ * PostgreSQL 15 cluster of our own, for $SL_BENCH_LIVE_SECONDS (15) each, with nothing
+ * recording, under `perf sched record`, under `schedlens record -o DB` and under
+ * `schedlensd` with its defaults (recording into a database, serving on a free loopback
+ * port), and with only the tracepoints schedlens uses enabled and nothing reading them (the
+ * floor any tracefs recorder of those events pays), interleaved: $SL_BENCH_LIVE_ROUNDS rounds (3), each running the five in an order
+ * rotated by one per round, so drift in the host's speed falls on every configuration
+ * alike. A configuration's cost in a round is 1 - its tps / the round's unrecorded tps;
+ * the figure is the median over rounds of each recorder's cost over perf's (target: at
+ * most 0.5). tps is pgbench's own "tps = ... (without initial connection time)". Each
+ * recorder gets 2 s to start before pgbench and is stopped with SIGINT after it. Skips
+ * (exit 0) when not root or PostgreSQL, perf or our binaries are missing; exit 1 when a
+ * run fails or the target is missed.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pgload.h"
+
+enum { NONE, FLOOR, PERF, RECORD, DAEMON, NR_CONF };
+static const char *const conf_name[NR_CONF] = { "nothing", "tracepoints alone", "perf sched record",
+						"schedlens record -o", "schedlensd (defaults)" };
+/* the events schedlens records (lib/record/recorder.c) */
+static const char *const events[] = { "sched_waking",	    "sched_wakeup",
+				      "sched_wakeup_new",   "sched_switch",
+				      "sched_migrate_task", "sched_process_fork",
+				      "sched_process_exit" };
+#define MAX_ROUNDS 15
+
+static char build[512], dir[256];
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), p = -1;
+
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		p = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return p;
+}
+
+/*
+ * The floor (on: made, else removed): schedlens' events enabled in a tracefs instance of
+ * our own that nothing reads, whose ring buffer overwrites itself: what the tracepoints
+ * cost the workload without any recorder. Named like schedlens' own instances
+ * (schedlens.<pid>), so a later schedlens removes it if this process dies first.
+ */
+static int tracepoints_alone(bool on)
+{
+	char inst[128], path[300];
+	int err = 0;
+
+	snprintf(inst, sizeof(inst), "/sys/kernel/tracing/instances/schedlens.%d", (int)getpid());
+	if (!on)
+		return rmdir(inst) ? -1 : 0;
+	if (mkdir(inst, 0755))
+		return -1;
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]) && !err; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/events/sched/%s/enable", inst, events[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		err = fd < 0 || write(fd, "1", 1) != 1;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (err)
+		rmdir(inst);
+	return err ? -1 : 0;
+}
+
+/* Starts configuration c's recorder (its output into dir/c.log); its pid, 0 for none. */
+static pid_t start_recorder(int c, int round)
+{
+	char exe[600], out[300], log[300], listen[64];
+	pid_t pid;
+
+	if (c == NONE)
+		return 0;
+	if (c == FLOOR)
+		return tracepoints_alone(true) ? -1 : 0;
+	snprintf(out, sizeof(out), "%s/%d-%d.out", dir, c, round);
+	snprintf(log, sizeof(log), "%s/%d.log", dir, c);
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", free_port());
+	pid = fork();
+	if (pid)
+		return pid;
+	if (!freopen(log, "a", stdout) || !freopen(log, "a", stderr))
+		_exit(126);
+	if (c == PERF) {
+		execlp("perf", "perf", "sched", "record", "-o", out, (char *)NULL);
+	} else if (c == RECORD) {
+		snprintf(exe, sizeof(exe), "%s/schedlens", build);
+		execl(exe, exe, "record", "-o", out, "-l", "livecost", (char *)NULL);
+	} else {
+		snprintf(exe, sizeof(exe), "%s/schedlensd", build);
+		execl(exe, exe, "--db", out, "--listen", listen, "--label", "livecost",
+		      (char *)NULL);
+	}
+	_exit(127);
+}
+
+/*
+ * Stops a recorder with SIGINT: 0 when it exited 0 or 130, or died of the SIGINT (perf
+ * writes its file, then raises it again).
+ */
+static int stop_recorder(pid_t pid)
+{
+	int status;
+
+	if (pid == 0)
+		return 0;
+	if (pid < 0)
+		return -1;
+	kill(pid, SIGINT);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status) == SIGINT ? 0 : 128 + WTERMSIG(status);
+	return WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 130 ? 0 : WEXITSTATUS(status);
+}
+
+/* One pgbench run of secs seconds; its tps, or a negative number when it failed. */
+static double pgbench_tps(const struct pgload *pg, int secs)
+{
+	char sock[300], t[16], out[300], line[512];
+	double tps = -1;
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(sock, sizeof(sock), "%s/sock", pg->dir);
+	snprintf(t, sizeof(t), "%d", secs);
+	snprintf(out, sizeof(out), "%s/pgbench.out", dir);
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen(out, "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(126);
+		execlp("runuser", "runuser", "-u", "postgres", "--",
+		       "/usr/lib/postgresql/15/bin/pgbench", "-h", sock, "-p", PGLOAD_PORT, "-U",
+		       "postgres", "-S", "-c", "8", "-j", "2", "-T", t, "postgres", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || !(f = fopen(out, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "without initial connection time"))
+			sscanf(line, "tps = %lf", &tps);
+	fclose(f);
+	return tps;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(void)
+{
+	const char *b = getenv("SL_BUILD") ? getenv("SL_BUILD") : "build";
+	int rounds = getenv("SL_BENCH_LIVE_ROUNDS") ? atoi(getenv("SL_BENCH_LIVE_ROUNDS")) : 3;
+	int secs = getenv("SL_BENCH_LIVE_SECONDS") ? atoi(getenv("SL_BENCH_LIVE_SECONDS")) : 15;
+	double tps[MAX_ROUNDS][NR_CONF], ratio[NR_CONF][MAX_ROUNDS], cost[NR_CONF][MAX_ROUNDS];
+	struct pgload pg;
+	int r, fail = 0;
+	char rm[300];
+
+	setvbuf(stdout, NULL, _IOLBF, 0); /* nothing buffered for the forked children to repeat */
+	snprintf(build, sizeof(build), "%s", b);
+	if (rounds < 1 || rounds > MAX_ROUNDS || secs < 1) {
+		fprintf(stderr,
+			"bench-livecost: SL_BENCH_LIVE_ROUNDS 1..%d, SL_BENCH_LIVE_SECONDS >= 1\n",
+			MAX_ROUNDS);
+		return 1;
+	}
+	if (system("perf --version >/dev/null 2>&1") != 0) {
+		printf("bench-livecost: skipped (no perf)\n");
+		return 0;
+	}
+	r = pgload_start(&pg);
+	if (r == 2) {
+		printf("bench-livecost: skipped (needs root and PostgreSQL 15, make deps)\n");
+		return 0;
+	}
+	if (r) {
+		fprintf(stderr, "bench-livecost: cannot start a PostgreSQL cluster\n");
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/sl-livecost.XXXXXX");
+	if (!mkdtemp(dir)) {
+		pgload_stop(&pg);
+		return 1;
+	}
+	printf("bench-livecost: pgbench -S -c 8 -j 2 -T %d, %d interleaved rounds (tps)\n", secs,
+	       rounds);
+	printf("  round %10s %12s %10s %10s %10s\n", "nothing", "tracepoints", "perf", "record -o",
+	       "schedlensd");
+	for (int i = 0; i < rounds && !fail; i++) {
+		for (int k = 0; k < NR_CONF && !fail; k++) {
+			int c = (k + i) % NR_CONF;
+			pid_t pid = start_recorder(c, i);
+
+			sleep(c == NONE ? 0 : 2);
+			tps[i][c] = pgbench_tps(&pg, secs);
+			if ((c == FLOOR ? tracepoints_alone(false) : stop_recorder(pid)) ||
+			    tps[i][c] <= 0) {
+				fprintf(stderr,
+					"bench-livecost: %s failed in round %d (log: %s/%d.log)\n",
+					conf_name[c], i + 1, dir, c);
+				fail = 1;
+			}
+		}
+		if (fail)
+			break;
+		printf("  %5d %10.0f %12.0f %10.0f %10.0f %10.0f\n", i + 1, tps[i][NONE],
+		       tps[i][FLOOR], tps[i][PERF], tps[i][RECORD], tps[i][DAEMON]);
+		for (int c = FLOOR; c < NR_CONF; c++)
+			cost[c][i] = 1 - tps[i][c] / tps[i][NONE];
+		for (int c = RECORD; c < NR_CONF; c++)
+			ratio[c][i] = cost[PERF][i] > 0 ? cost[c][i] / cost[PERF][i] : 99;
+		fflush(stdout);
+	}
+	pgload_stop(&pg);
+	if (!fail) {
+		printf("  cost (1 - tps / unrecorded tps), median of %d rounds:\n", rounds);
+		for (int c = FLOOR; c < NR_CONF; c++)
+			printf("    %-24s %5.1f%%\n", conf_name[c], 100 * median(cost[c], rounds));
+		for (int c = RECORD; c < NR_CONF; c++) {
+			double m = median(ratio[c], rounds);
+
+			printf("  %-24s cost / perf's cost %.2f (median of per-round ratios; target "
+			       "<= 0.5): %s\n",
+			       conf_name[c], m, m <= 0.5 ? "met" : "MISSED");
+			fail |= m > 0.5;
+		}
+	}
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (fail)
+		printf("bench-livecost: the recorders' logs are kept in %s\n", dir);
+	else if (system(rm) != 0)
+		fprintf(stderr, "bench-livecost: cannot remove %s\n", dir);
+	return fail;
+}
