@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loopback.h"
+
 #define MAX_REPS 200
 #define BUDGET_MS 300.0
 
@@ -42,20 +44,6 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), p = -1;
-
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		p = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return p;
 }
 
 /*

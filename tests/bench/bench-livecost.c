@@ -14,7 +14,6 @@
  * (exit 0) when not root or PostgreSQL, perf or our binaries are missing; exit 1 when a
  * run fails or the target is missed.
  */
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -22,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loopback.h"
 #include "pgload.h"
 
 enum { NONE, FLOOR, PERF, RECORD, DAEMON, NR_CONF };
@@ -39,20 +38,6 @@ static const char *const events[] = { "sched_waking",	    "sched_wakeup",
 #define MAX_ROUNDS 15
 
 static char build[512], dir[256];
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), p = -1;
-
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		p = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return p;
-}
 
 /*
  * The floor (on: made, else removed): schedlens' events enabled in a tracefs instance of
