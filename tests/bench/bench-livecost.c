@@ -5,14 +5,15 @@
  * recording, under `perf sched record`, under `schedlens record -o DB` and under
  * `schedlensd` with its defaults (recording into a database, serving on a free loopback
  * port), and with only the tracepoints schedlens uses enabled and nothing reading them (the
- * floor any tracefs recorder of those events pays), interleaved: $SL_BENCH_LIVE_ROUNDS rounds (3), each running the five in an order
- * rotated by one per round, so drift in the host's speed falls on every configuration
- * alike. A configuration's cost in a round is 1 - its tps / the round's unrecorded tps;
- * the figure is the median over rounds of each recorder's cost over perf's (target: at
- * most 0.5). tps is pgbench's own "tps = ... (without initial connection time)". Each
- * recorder gets 2 s to start before pgbench and is stopped with SIGINT after it. Skips
- * (exit 0) when not root or PostgreSQL, perf or our binaries are missing; exit 1 when a
- * run fails or the target is missed.
+ * floor any tracefs recorder of those events pays). $SL_BENCH_LIVE_ROUNDS rounds (3), each
+ * an unrecorded run between every two recorded ones (U A U B U C U D U, A..D rotated by
+ * one a round): the host's speed drifts by more than the recorders differ (unrecorded
+ * tps 27-35 k in one benchmark here), so a configuration's cost in a round is 1 - its tps
+ * / the mean of the unrecorded runs either side. The figure is the median over rounds of
+ * each recorder's cost over perf's (target: at most 0.5). tps is pgbench's own "tps = ...
+ * (without initial connection time)". Each recorder gets 2 s to start before pgbench and
+ * is stopped with SIGINT after it. Skips (exit 0) when not root or PostgreSQL or perf is
+ * missing; exit 1 when a run fails or the target is missed.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -164,12 +165,28 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* One pgbench run under configuration c; its tps, or -1 when anything failed. */
+static double run_conf(const struct pgload *pg, int c, int round, int secs)
+{
+	pid_t pid = start_recorder(c, round);
+	double tps;
+
+	sleep(c == NONE ? 0 : 2);
+	tps = pgbench_tps(pg, secs);
+	if ((c == FLOOR ? tracepoints_alone(false) : stop_recorder(pid)) || tps <= 0) {
+		fprintf(stderr, "bench-livecost: %s failed in round %d (log: %s/%d.log)\n",
+			conf_name[c], round + 1, dir, c);
+		return -1;
+	}
+	return tps;
+}
+
 int main(void)
 {
 	const char *b = getenv("SL_BUILD") ? getenv("SL_BUILD") : "build";
 	int rounds = getenv("SL_BENCH_LIVE_ROUNDS") ? atoi(getenv("SL_BENCH_LIVE_ROUNDS")) : 3;
 	int secs = getenv("SL_BENCH_LIVE_SECONDS") ? atoi(getenv("SL_BENCH_LIVE_SECONDS")) : 15;
-	double tps[MAX_ROUNDS][NR_CONF], ratio[NR_CONF][MAX_ROUNDS], cost[NR_CONF][MAX_ROUNDS];
+	double ratio[NR_CONF][MAX_ROUNDS], cost[NR_CONF][MAX_ROUNDS];
 	struct pgload pg;
 	int r, fail = 0;
 	char rm[300];
@@ -200,38 +217,41 @@ int main(void)
 		pgload_stop(&pg);
 		return 1;
 	}
-	printf("bench-livecost: pgbench -S -c 8 -j 2 -T %d, %d interleaved rounds (tps)\n", secs,
-	       rounds);
-	printf("  round %10s %12s %10s %10s %10s\n", "nothing", "tracepoints", "perf", "record -o",
-	       "schedlensd");
+	printf("bench-livecost: pgbench -S -c 8 -j 2 -T %d, %d rounds; tps, and in brackets the "
+	       "cost against the unrecorded runs either side\n",
+	       secs, rounds);
+	printf("  round %10s %18s %18s %18s %18s\n", "unrecorded", "tracepoints", "perf",
+	       "record -o", "schedlensd");
 	for (int i = 0; i < rounds && !fail; i++) {
-		for (int k = 0; k < NR_CONF && !fail; k++) {
-			int c = (k + i) % NR_CONF;
-			pid_t pid = start_recorder(c, i);
+		double none[NR_CONF], tps[NR_CONF], mean = 0;
 
-			sleep(c == NONE ? 0 : 2);
-			tps[i][c] = pgbench_tps(&pg, secs);
-			if ((c == FLOOR ? tracepoints_alone(false) : stop_recorder(pid)) ||
-			    tps[i][c] <= 0) {
-				fprintf(stderr,
-					"bench-livecost: %s failed in round %d (log: %s/%d.log)\n",
-					conf_name[c], i + 1, dir, c);
+		/* unrecorded, A, unrecorded, B, ... unrecorded: A.. rotated by one a round */
+		if ((none[0] = run_conf(&pg, NONE, i, secs)) < 0)
+			fail = 1;
+		for (int k = 0; k < NR_CONF - 1 && !fail; k++) {
+			int c = FLOOR + (k + i) % (NR_CONF - 1);
+
+			if ((tps[c] = run_conf(&pg, c, i, secs)) < 0 ||
+			    (none[k + 1] = run_conf(&pg, NONE, i, secs)) < 0)
 				fail = 1;
-			}
+			else
+				cost[c][i] = 1 - tps[c] / ((none[k] + none[k + 1]) / 2);
 		}
 		if (fail)
 			break;
-		printf("  %5d %10.0f %12.0f %10.0f %10.0f %10.0f\n", i + 1, tps[i][NONE],
-		       tps[i][FLOOR], tps[i][PERF], tps[i][RECORD], tps[i][DAEMON]);
+		for (int k = 0; k < NR_CONF; k++)
+			mean += none[k] / NR_CONF;
+		printf("  %5d %10.0f", i + 1, mean);
 		for (int c = FLOOR; c < NR_CONF; c++)
-			cost[c][i] = 1 - tps[i][c] / tps[i][NONE];
+			printf(" %9.0f (%5.1f%%)", tps[c], 100 * cost[c][i]);
+		printf("\n");
 		for (int c = RECORD; c < NR_CONF; c++)
 			ratio[c][i] = cost[PERF][i] > 0 ? cost[c][i] / cost[PERF][i] : 99;
-		fflush(stdout);
 	}
 	pgload_stop(&pg);
 	if (!fail) {
-		printf("  cost (1 - tps / unrecorded tps), median of %d rounds:\n", rounds);
+		printf("  cost (1 - tps / unrecorded tps either side), median of %d rounds:\n",
+		       rounds);
 		for (int c = FLOOR; c < NR_CONF; c++)
 			printf("    %-24s %5.1f%%\n", conf_name[c], 100 * median(cost[c], rounds));
 		for (int c = RECORD; c < NR_CONF; c++) {
