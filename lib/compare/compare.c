@@ -6,10 +6,10 @@
  * (sum of numerators over sum of denominators, or a quantile of the merged latency
  * histogram: never a mean of per-window ratios) and its within-run variance comes from a
  * moving-block bootstrap of its windows; block sums come from prefix sums, so a resample
- * costs one subtraction per column per block (a run of CMP_MIN_BINS 10-minute bins or more
- * is loaded by its bins of window_bins, which then stand for its windows). Run-to-run variance is the units' residual
- * variance, shrunk toward the history's (comparable runs of other kernels) or toward an
- * empirical-Bayes prior fitted over every metric and group.
+ * costs one subtraction per column per block (a run of CMP_MIN_BINS 10-minute bins or
+ * more is loaded by its bins of window_bins, which then stand for its windows). Run-to-run
+ * variance is the units' residual variance, shrunk toward the history's (comparable runs
+ * of other kernels) or toward an empirical-Bayes prior fitted over every metric and group.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -119,7 +119,7 @@ static int unit_add(struct unit *u, const struct sl_window_rec *w)
 		if (w->latency.counts[b] > UINT32_MAX)
 			return sl_error(-EOVERFLOW,
 					"%s: %" PRIu64 " wakeups in one latency "
-					"bucket of a window",
+					"bucket of a window or 10-minute bin",
 					w->grp, w->latency.counts[b]);
 		if (u->nr_bins == u->cap_bins) {
 			size_t cap = u->cap_bins ? u->cap_bins * 2 : 256;
