@@ -27,15 +27,11 @@
 
 #include "loopback.h"
 #include "pgload.h"
+#include "sched-fields.h" /* the events the recorder enables */
 
 enum { NONE, FLOOR, PERF, RECORD, DAEMON, NR_CONF };
 static const char *const conf_name[NR_CONF] = { "nothing", "tracepoints alone", "perf sched record",
 						"schedlens record -o", "schedlensd (defaults)" };
-/* the events schedlens records (lib/record/recorder.c) */
-static const char *const events[] = { "sched_waking",	    "sched_wakeup",
-				      "sched_wakeup_new",   "sched_switch",
-				      "sched_migrate_task", "sched_process_fork",
-				      "sched_process_exit" };
 #define MAX_ROUNDS 15
 
 static char build[512], dir[256];
@@ -56,10 +52,11 @@ static int tracepoints_alone(bool on)
 		return rmdir(inst) ? -1 : 0;
 	if (mkdir(inst, 0755))
 		return -1;
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]) && !err; i++) {
+	for (int k = 0; k < SL_SE_COUNT && !err; k++) {
 		int fd;
 
-		snprintf(path, sizeof(path), "%s/events/sched/%s/enable", inst, events[i]);
+		snprintf(path, sizeof(path), "%s/events/sched/%s/enable", inst,
+			 sl_sched_event_name((enum sl_sched_event_kind)k));
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 		err = fd < 0 || write(fd, "1", 1) != 1;
 		if (fd >= 0)
