@@ -30,7 +30,7 @@
 
 static const char usage_text[] =
 	"schedlens record [-d DURATION] [-l LABEL] [-o DB] [--param KEY=VALUE]... "
-	"[--buffer-kb N] [--json | --csv] [-- COMMAND ARGS...]";
+	"[--buffer-kb N] [--no-futex] [--json | --csv] [-- COMMAND ARGS...]";
 
 static volatile sig_atomic_t stop_requested;
 
@@ -333,6 +333,7 @@ static int record_options(int argc, char **argv, double *duration, struct report
 		{ "label", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "no-futex", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "param", required_argument, NULL, 'p' },
@@ -361,6 +362,9 @@ static int record_options(int argc, char **argv, double *duration, struct report
 			opts->buffer_kb = v;
 			break;
 		}
+		case 'F':
+			opts->no_futex = true;
+			break;
 		case 'j':
 			*format = PR_JSON;
 			break;

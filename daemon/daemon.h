@@ -35,6 +35,7 @@ struct sd_config {
 	uint64_t compare_after; /* windows */
 	uint64_t event_keep_ns, window_keep_ns, max_db_bytes;
 	uint64_t buffer_kb;
+	bool trace_futex;
 	uint64_t totals_every_ns;
 	uint64_t http_threads, http_max_connections, http_per_ip, http_timeout_ns, http_max_url;
 	uint64_t http_header_timeout_ns;

@@ -89,6 +89,7 @@ static int open_recorder(struct monitor *m)
 {
 	struct sl_recorder_opts ro = {
 		.buffer_kb = m->d->cfg.buffer_kb,
+		.no_futex = !m->d->cfg.trace_futex,
 		.on_batch = on_batch,
 		.ctx = m,
 	};

@@ -72,6 +72,9 @@ const struct sl_cfg_opt sd_options[] = {
 	    "size cap of the database, oldest chunks deleted first (0: none; next segment)"),
 	OPT("buffer-kb", SL_CFG_UINT, buffer_kb, "8192", 64, 4194304, 0,
 	    "per-CPU trace ring buffer in KiB"),
+	OPT("trace-futex", SL_CFG_BOOL, trace_futex, "yes", 0, 0, 0,
+	    "trace futex(2) calls, so lock-holder preemption tells one lock from another "
+	    "(every syscall then takes the kernel's slower entry path)"),
 	OPT("totals-every", SL_CFG_DURATION, totals_every_ns, "10s", 1000000000ull, 0, 0,
 	    "write the running run totals this often"),
 	OPT("http-threads", SL_CFG_UINT, http_threads, "2", 1, 16, 0, "HTTP thread pool size"),

@@ -15,6 +15,7 @@ const char *sl_event_type_name(unsigned int type)
 		[SL_EV_FORK] = "fork",
 		[SL_EV_EXIT] = "exit",
 		[SL_EV_LOST] = "lost",
+		[SL_EV_FUTEX] = "futex",
 	};
 
 	return type < SL_EV_TYPE_MAX && names[type] ? names[type] : "?";

@@ -20,6 +20,7 @@ enum sl_event_type {
 	SL_EV_FORK, /* sched_process_fork */
 	SL_EV_EXIT, /* sched_process_exit */
 	SL_EV_LOST, /* a gap: events were lost on this CPU before ts_ns */
+	SL_EV_FUTEX, /* syscalls/sys_enter_futex: which futex a task waits on or wakes */
 	SL_EV_TYPE_MAX
 };
 
@@ -75,6 +76,16 @@ struct sl_ev_exit {
 	char comm[SL_COMM_LEN];
 };
 
+/*
+ * A futex(2) call by common_pid: its address and op (the FUTEX_* command in the low 7 bits,
+ * FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME above). It tells lock-holder preemption
+ * which lock a sleeper waits for and when another task released that lock.
+ */
+struct sl_ev_futex {
+	uint64_t uaddr;
+	uint32_t op;
+};
+
 struct sl_ev_lost {
 	uint64_t count; /* events lost, 0 if the source knows there was a gap but not its size */
 };
@@ -91,6 +102,7 @@ struct sl_event {
 		struct sl_ev_fork fork;
 		struct sl_ev_exit exit;
 		struct sl_ev_lost lost;
+		struct sl_ev_futex futex;
 	};
 };
 

@@ -33,6 +33,7 @@ struct cpu_state {
 /* An open preemption record: the victim is off-CPU, or resumed within the horizon. */
 #define MAX_WAITER_CANDIDATES 8
 #define MAX_OFF_RECORDS 256
+#define MAX_MOVED_FUTEXES 8
 
 struct open_preempt {
 	struct sl_preempt_rec rec;
@@ -54,6 +55,14 @@ struct open_preempt {
 	 * the victim was off-CPU: it was not backing off, the victim held nothing it spun
 	 * for */
 	bool spin_progress;
+	/* futexes another task of the group woke while the victim was off-CPU: those locks
+	 * changed hands, so the victim held none of them, and their sleepers are no
+	 * waiters of it; beyond MAX_MOVED_FUTEXES they are not told apart */
+	uint64_t moved_uaddr[MAX_MOVED_FUTEXES];
+	uint16_t nr_moved;
+	/* the futex of its first waiter: the lock it held, whose every sleeper since before
+	 * t1 waited on it, whoever wakes them (0: none known) */
+	uint64_t held_uaddr;
 	/* preempted by the task of its group it had just woken: a handoff, no waiters */
 	bool handoff;
 	uint16_t wakes; /* all wakeups the victim made within the horizon after t1 */
@@ -161,6 +170,8 @@ void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task
 void preempt_sweep(struct sl_engine *e, uint64_t censor_before_ns, bool all);
 void preempt_drop_cpu(struct sl_engine *e, int cpu);
 void preempt_on_unseen_switch_in(struct sl_engine *e, struct sl_task *t, uint64_t now);
+void preempt_on_futex(struct sl_engine *e, const struct sl_event *ev);
+void preempt_on_sleep(struct sl_task *t, uint64_t ts);
 void hubs_on_boundary(struct sl_engine *e);
 
 /* engine-window.c */

@@ -213,6 +213,116 @@ static void forget_stale_resumed(struct sl_engine *e, struct sl_task *t, uint64_
 		t->resumed[n++] = -1;
 }
 
+/* --- which futex a sleeper waits for ---------------------------------------------------- */
+
+/*
+ * futex(2) commands (op & FUTEX_CMD_MASK) that sleep on uaddr until woken: how glibc's
+ * mutex, rwlock, condition variable and semaphores (PostgreSQL's on Linux) sleep.
+ */
+#define FUTEX_CMD(op) ((op)&127u)
+
+static bool futex_op_waits(uint32_t op)
+{
+	uint32_t cmd = FUTEX_CMD(op);
+
+	/* WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2 */
+	return cmd == 0 || cmd == 6 || cmd == 9 || cmd == 11 || cmd == 13;
+}
+
+/*
+ * A task enters the kernel's futex wait and sleeps this soon after, or the sleep is not
+ * that wait's (a wait that found the value changed returns at once, and the task may sleep
+ * on something else later). Entry to schedule() takes microseconds; a preemption in
+ * between (the task is then runnable, not asleep) keeps the address until it sleeps.
+ */
+#define FUTEX_SLEEP_NS 1000000ull
+
+/* t switches out asleep at ts: on the futex of its last wait, if that was just before. */
+void preempt_on_sleep(struct sl_task *t, uint64_t ts)
+{
+	t->sleep_uaddr = t->futex_wait_uaddr && ts - t->futex_wait_ns <= FUTEX_SLEEP_NS ?
+				 t->futex_wait_uaddr :
+				 0;
+	t->futex_wait_uaddr = 0;
+	t->futex_fresh = t->sleep_uaddr != 0;
+}
+
+/*
+ * Two futex words of one aligned 8 bytes belong to one lock object: glibc's condition
+ * variable sleeps on two words 4 bytes apart (its two groups' __g_signals), its rwlock on
+ * two (__wrphase_futex, __writers_futex). Its condition variable's internal lock lies 8
+ * bytes before them, two mutexes at least 40 bytes apart and PostgreSQL's semaphores 32.
+ * (Telling a condition variable's two words apart left a third of its false LHPs: a
+ * signal to one group, the next waiter asleep in the other; a span of 16 bytes took in
+ * its internal lock, and the condition variable's recall fell to 0.68 on a loaded host.)
+ */
+static bool same_lock(uint64_t a, uint64_t b)
+{
+	return a && b && a >> 3 == b >> 3;
+}
+
+/* Whether the lock of futex uaddr changed hands while the victim of o was off-CPU. */
+static bool futex_moved(const struct open_preempt *o, uint64_t uaddr)
+{
+	for (int i = 0; uaddr && i < o->nr_moved; i++)
+		if (same_lock(o->moved_uaddr[i], uaddr))
+			return true;
+	return false;
+}
+
+/*
+ * A task woken from a futex that runs this long got through: it took the lock (or what it
+ * waited for). One that sleeps again sooner found it still taken: glibc's condition
+ * variable wakes its waiters with signals sent after the flag's release, so a signal can
+ * land while the next holder is off-CPU and its waiter sleeps again at once. (Counting
+ * every wake of a futex by another task as a release of that lock took the LHP recall of
+ * sl-lockload's condition variable from 0.94 to 0.77 on a loaded host.)
+ */
+#define FUTEX_THROUGH_NS 20000ull
+
+/*
+ * A futex(2) call (syscalls/sys_enter_futex, when recorded): a wait remembers the address
+ * the task is about to sleep on.
+ */
+void preempt_on_futex(struct sl_engine *e, const struct sl_event *ev)
+{
+	struct sl_task *t;
+
+	if (!ev->futex.uaddr || !futex_op_waits(ev->futex.op))
+		return;
+	t = engine_task(e, ev->common_pid, NULL, ev->ts_ns);
+	if (t) {
+		t->futex_wait_uaddr = ev->futex.uaddr;
+		t->futex_wait_ns = ev->ts_ns;
+	}
+}
+
+/*
+ * t, woken from its futex, ends its first run since (run_from to now). If it got through
+ * while a victim of its group was off-CPU, that lock changed hands then: the victim did not
+ * hold it, and its sleepers, when the victim later wakes them, waited on another task's
+ * hold (sl-lockload's mutex: victims preempted between two holds made most of the false
+ * LHPs' cost, each its whole time off-CPU). An address per lock keeps the other locks'
+ * handoffs out of it (a rule that cleared the waiters on any handoff of the group cut the
+ * condition variable's recall to 0.86-0.92).
+ */
+static void futex_run_ended(struct sl_engine *e, const struct sl_task *t, uint64_t run_from,
+			    uint64_t now)
+{
+	if (now - run_from <= FUTEX_THROUGH_NS)
+		return;
+	for (int i = 0; i < e->nr_off_rec; i++) {
+		struct open_preempt *o = &e->preempts[e->off_rec[i]];
+		uint64_t to = o->resumed ? o->t1 : now;
+
+		if (o->group != t->group || o->rec.victim_pid == t->pid ||
+		    run_from < o->rec.ts_ns || run_from + FUTEX_THROUGH_NS >= to ||
+		    futex_moved(o, t->sleep_uaddr) || o->nr_moved == MAX_MOVED_FUTEXES)
+			continue;
+		o->moved_uaddr[o->nr_moved++] = t->sleep_uaddr;
+	}
+}
+
 /*
  * A back-off spin is short: a task of the group that runs longer than this without a
  * switch got the lock it spun for, or spun for none (tests/helpers/sl-lockload's s_lock
@@ -287,8 +397,13 @@ void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task
 	struct open_preempt *o;
 	int32_t idx;
 
-	if (prev && e->nr_off_rec && c->known && c->since_exact && c->curr == prev->pid)
+	if (prev && e->nr_off_rec && c->known && c->since_exact && c->curr == prev->pid) {
 		spin_run_ended(e, prev, c->since, ev->ts_ns);
+		if (prev->futex_fresh)
+			futex_run_ended(e, prev, c->since, ev->ts_ns);
+	}
+	if (prev)
+		prev->futex_fresh = false;
 
 	if (next && next->off_preempt >= 0)
 		resume(e, next, ev->ts_ns);
@@ -316,6 +431,10 @@ void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task
 									      SL_PC_TICK;
 	o->rec.same_group = next && next->group == prev->group;
 	o->handoff = is_handoff(prev, next, ev->ts_ns);
+	/* it woke a sleeper of a futex just before: it released that lock (the wakee may
+	 * wait for a CPU while another task takes it, many times over, with no futex call) */
+	if (prev->last_wake_uaddr && ev->ts_ns - prev->last_wake_ns <= HANDOFF_NS)
+		o->moved_uaddr[o->nr_moved++] = prev->last_wake_uaddr;
 	prev->off_preempt = idx;
 	if (e->nr_off_rec == MAX_OFF_RECORDS)
 		off_rec_prune(e, ev->ts_ns);
@@ -349,6 +468,12 @@ static void add_waiter(struct sl_engine *e, int32_t idx, struct sl_task *wakee, 
 	if (wakee->group != o->group || wakee->state != SL_TASK_SLEEPING ||
 	    wakee->sleep_ns >= o->t1 || wakee->pid == o->rec.victim_pid)
 		return;
+	if (futex_moved(o, wakee->sleep_uaddr)) {
+		e->stats.lhp_moved_waiters++;
+		return;
+	}
+	if (!o->held_uaddr)
+		o->held_uaddr = wakee->sleep_uaddr;
 	from = wakee->sleep_ns > o->rec.ts_ns ? wakee->sleep_ns : o->rec.ts_ns;
 	cost = o->t1 - from;
 	if (o->nr_cand < MAX_WAITER_CANDIDATES) {
@@ -362,6 +487,34 @@ static void add_waiter(struct sl_engine *e, int32_t idx, struct sl_task *wakee, 
 	wakee->chain_rec = idx;
 	wakee->chain_t0 = o->rec.ts_ns;
 	wakee->chain_ns = ts;
+}
+
+static bool is_candidate(const struct open_preempt *o, int32_t pid)
+{
+	for (int i = 0; i < o->nr_cand; i++)
+		if (o->cand_pid[i] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * wakee, asleep on a futex, is woken at ts: it waited on every resumed victim that held
+ * that futex's lock while it slept, whoever wakes it now. A convoy loses its thread when
+ * a running task takes the lock between two handoffs (the woken waiter still waits for a
+ * CPU) and its release wakes the next sleeper: on a loaded host such waiters were a third
+ * of the truth's waiting in sl-lockload's mutex (tp_cost_ratio 0.64).
+ */
+static void held_on_woken(struct sl_engine *e, struct sl_task *wakee, uint64_t ts)
+{
+	off_rec_prune(e, ts);
+	for (int i = 0; i < e->nr_off_rec; i++) {
+		int32_t idx = e->off_rec[i];
+		const struct open_preempt *o = &e->preempts[idx];
+
+		if (o->resumed && same_lock(o->held_uaddr, wakee->sleep_uaddr) &&
+		    !is_candidate(o, wakee->pid))
+			add_waiter(e, idx, wakee, ts);
+	}
 }
 
 /*
@@ -452,6 +605,7 @@ void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task
 		wakee->wakes_taken++;
 		waker->last_wakee = wakee->pid;
 		waker->last_wake_ns = ts;
+		waker->last_wake_uaddr = wakee->state == SL_TASK_SLEEPING ? wakee->sleep_uaddr : 0;
 	}
 	/*
 	 * The wakee waited on every record in reach: the convoy the waker carries and the
@@ -475,6 +629,8 @@ void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task
 			o->wakes++;
 		add_waiter(e, waker->resumed[i], wakee, ts);
 	}
+	if (wakee->sleep_uaddr && e->nr_off_rec)
+		held_on_woken(e, wakee, ts);
 }
 
 void preempt_sweep(struct sl_engine *e, uint64_t censor_before_ns, bool all)

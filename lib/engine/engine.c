@@ -288,6 +288,7 @@ static void on_switch(struct sl_engine *e, const struct sl_event *ev)
 		} else {
 			prev->state = SL_TASK_SLEEPING;
 			prev->sleep_ns = ev->ts_ns;
+			preempt_on_sleep(prev, ev->ts_ns);
 		}
 	}
 	if (next) {
@@ -514,6 +515,9 @@ static void feed_one(struct sl_engine *e, const struct sl_event *ev)
 		break;
 	case SL_EV_LOST:
 		on_lost(e, ev);
+		break;
+	case SL_EV_FUTEX:
+		preempt_on_futex(e, ev);
 		break;
 	}
 }

@@ -40,6 +40,12 @@ struct sl_task {
 	uint64_t first_ns;
 	uint64_t last_ns;
 	uint64_t sleep_ns; /* when it switched out sleeping (state SLEEPING) */
+	/* the futex its last futex(2) wait named and when, and the futex of its current
+	 * sleep (0: none known): which lock a sleeper waits for (engine-preempt.c) */
+	uint64_t futex_wait_uaddr;
+	uint64_t futex_wait_ns;
+	uint64_t sleep_uaddr;
+	bool futex_fresh; /* its first run since it slept on sleep_uaddr has not ended */
 
 	/* the sched_waking that precedes the pending sched_wakeup */
 	uint64_t waking_ns;
@@ -70,6 +76,7 @@ struct sl_task {
 	/* its last wake of a task of its group (task context), for handoff preemptions */
 	int32_t last_wakee;
 	uint64_t last_wake_ns;
+	uint64_t last_wake_uaddr; /* the futex that wakee slept on (0: none known) */
 
 	struct sl_wakeup_rec pend; /* the wakeup record waiting for the task to run */
 };

@@ -345,6 +345,65 @@ static int parse_time(struct line *l, const char *q, struct sl_event *ev, const 
 	return 0;
 }
 
+/* A hex number "0x..." (or plain hex digits) up to the next ',' or e: its value. */
+static int hex_field(const struct line *l, const char *s, const char *e, const char *name,
+		     uint64_t *ret)
+{
+	const char *q = s;
+	uint64_t v = 0;
+
+	if (e - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+		q += 2;
+	for (; q < e && *q != ','; q++) {
+		int d = is_digit(*q)				 ? *q - '0' :
+			(*q | 0x20) >= 'a' && (*q | 0x20) <= 'f' ? (*q | 0x20) - 'a' + 10 :
+								   -1;
+
+		if (d < 0 || v >> 60) {
+			sl_error(-SL_EPARSE, "line %llu: bad %s", (unsigned long long)l->p->lineno,
+				 name);
+			return -SL_EPARSE;
+		}
+		v = v << 4 | (uint64_t)d;
+	}
+	*ret = v;
+	return 0;
+}
+
+/*
+ * A futex(2) call: the kernel's "sys_futex(uaddr: 0x..., op: 0x..., ...)" (b after
+ * "uaddr:") or a report's "sys_enter_futex: uaddr: 0x..., op: 0x..., ..." (b at "uaddr:").
+ */
+static int futex_call(const struct line *l, const char *b, const char *e, struct sl_event *ev)
+{
+	const char *op, *op_end;
+	uint64_t v;
+	int ret;
+
+	while (b < e && *b == ' ')
+		b++;
+	if (starts(b, e, "uaddr:"))
+		b += 6;
+	while (b < e && *b == ' ')
+		b++;
+	op = find(b, e, ", op: ");
+	if (!op)
+		return bad(l, -SL_EPARSE, "futex call without 'op: '");
+	ret = hex_field(l, b, op, "futex uaddr", &ev->futex.uaddr);
+	if (ret < 0)
+		return ret;
+	op += 6;
+	op_end = find(op, e, ",");
+	ret = hex_field(l, op, op_end ? op_end : e, "futex op", &v);
+	if (ret < 0)
+		return ret;
+	if (v > UINT32_MAX)
+		return bad(l, -SL_ERANGE, "futex op out of range");
+	ev->futex.op = (uint32_t)v;
+	ev->type = SL_EV_FUTEX;
+	return 1;
+}
+
 /*
  * The context columns: "<comm>-<pid> [(<tgid>) ][<cpu>] [<flags> ]<sec>.<frac>: <event>: ".
  * The CPU column is the first "[digits]" whose left side ends in "-<pid>" (or a tgid
@@ -497,6 +556,11 @@ int text_general_line(struct line *l, const char *s, struct sl_event *ev,
 				"sched event without a readable 'comm-pid [cpu] seconds:' context");
 		return skip_other(l->p, s, l->end);
 	}
+	/* the kernel prints a syscall's entry as "sys_futex(uaddr: ...)", reports as
+	 * "sys_enter_futex: uaddr: ..." */
+	if (name_is(name, name_end, "sys_futex(uaddr") ||
+	    name_is(name, name_end, "sys_enter_futex"))
+		return futex_call(l, body, l->end, ev);
 	if (!starts(name, name_end, "sched_"))
 		return skip_other(l->p, s, l->end);
 	style = starts(body, l->end, "prev_comm=") || starts(body, l->end, "comm=") ?

@@ -55,11 +55,6 @@ static void add_note(struct sl_recorder *rec, const char *text)
 
 /* --- life cycle ------------------------------------------------------------------------ */
 
-static const char *const wanted[] = { "sched_waking",	    "sched_wakeup",
-				      "sched_wakeup_new",   "sched_switch",
-				      "sched_migrate_task", "sched_process_fork",
-				      "sched_process_exit" };
-
 static enum tep_endian host_endian(void)
 {
 	const uint16_t one = 1;
@@ -92,11 +87,13 @@ static struct tep_handle *load_sched_formats(void)
 		return NULL;
 	}
 	free(buf);
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		buf = tracefs_event_file_read(NULL, sched_system, wanted[i], "format", &size);
+	for (int k = 0; k < SL_SE_COUNT; k++) {
+		const char *sys = sl_sched_event_system(k);
+
+		buf = tracefs_event_file_read(NULL, sys, sl_sched_event_name(k), "format", &size);
 		/* a missing event is reported by enable_events(), a bad format by the fields */
 		if (buf)
-			tep_parse_event(tep, buf, size, sched_system);
+			tep_parse_event(tep, buf, size, sys);
 		free(buf);
 	}
 	return tep;
@@ -106,27 +103,36 @@ static int enable_events(struct sl_recorder *rec)
 {
 	int r;
 
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		if (!sl_instance_has_event(rec->si, sched_system, wanted[i])) {
-			char note[200];
+	for (int k = 0; k < SL_SE_COUNT; k++) {
+		const char *sys = sl_sched_event_system(k), *name = sl_sched_event_name(k);
 
-			if (!strcmp(wanted[i], "sched_switch"))
+		if (k == SL_SE_FUTEX && rec->opts.no_futex)
+			continue;
+		if (!sl_instance_has_event(rec->si, sys, name)) {
+			char note[300];
+
+			if (k == SL_SE_SWITCH)
 				return sl_error(
 					-SL_ETRACE,
 					"this kernel has no sched:sched_switch event; "
 					"build it with CONFIG_TRACEPOINTS and CONFIG_FTRACE");
-			if (!strcmp(wanted[i], "sched_waking"))
+			if (k == SL_SE_WAKING)
 				snprintf(note, sizeof(note),
 					 "no sched_waking on this kernel (added in 4.3): the waker "
 					 "is taken from sched_wakeup's context, which is wrong for "
 					 "wakeups queued to the target CPU");
+			else if (k == SL_SE_FUTEX)
+				snprintf(note, sizeof(note),
+					 "no syscalls:sys_enter_futex on this kernel "
+					 "(CONFIG_FTRACE_SYSCALLS): lock-holder preemption cannot "
+					 "tell one lock from another");
 			else
-				snprintf(note, sizeof(note), "no sched:%s on this kernel: skipped",
-					 wanted[i]);
+				snprintf(note, sizeof(note), "no %s:%s on this kernel: skipped",
+					 sys, name);
 			add_note(rec, note);
 			continue;
 		}
-		if ((r = sl_instance_enable_event(rec->si, sched_system, wanted[i])) < 0)
+		if ((r = sl_instance_enable_event(rec->si, sys, name)) < 0)
 			return r;
 	}
 	return 0;

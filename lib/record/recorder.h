@@ -32,6 +32,10 @@ struct sl_recorder_opts {
 	unsigned int cpus_per_reader; /* CPUs per reader thread; 0 = 16 */
 	size_t batch_events; /* events per callback at most; 0 = 4096 */
 	const char *instance; /* NULL = "schedlens.<pid>" */
+	/* do not trace futex(2) calls (syscalls/sys_enter_futex): they tell lock-holder
+	 * preemption which lock a sleeper waits for; tracing any syscall makes every syscall
+	 * of every task take the kernel's slower entry path */
+	bool no_futex;
 	sl_on_batch_fn on_batch; /* required */
 	void *ctx;
 };

@@ -20,12 +20,17 @@ static const char *const sched_names[SL_SE_COUNT] = {
 	[SL_SE_WAKING] = "sched_waking",	 [SL_SE_WAKEUP] = "sched_wakeup",
 	[SL_SE_WAKEUP_NEW] = "sched_wakeup_new", [SL_SE_SWITCH] = "sched_switch",
 	[SL_SE_MIGRATE] = "sched_migrate_task",	 [SL_SE_FORK] = "sched_process_fork",
-	[SL_SE_EXIT] = "sched_process_exit",
+	[SL_SE_EXIT] = "sched_process_exit",	 [SL_SE_FUTEX] = "sys_enter_futex",
 };
 
 const char *sl_sched_event_name(enum sl_sched_event_kind kind)
 {
 	return kind < SL_SE_COUNT ? sched_names[kind] : "?";
+}
+
+const char *sl_sched_event_system(enum sl_sched_event_kind kind)
+{
+	return kind == SL_SE_FUTEX ? "syscalls" : "sched";
 }
 
 /* --- prev_state print fmt ------------------------------------------------------------- */
@@ -290,6 +295,7 @@ static const char *const field_names[SL_SE_COUNT][SL_F_NR] = {
 	[SL_SE_MIGRATE] = { "comm", "pid", "prio", "orig_cpu", NULL, NULL, NULL, NULL, "dest_cpu" },
 	[SL_SE_FORK] = { "parent_comm", "parent_pid", NULL, NULL, "child_comm", "child_pid" },
 	[SL_SE_EXIT] = { "comm", "pid", "prio" },
+	[SL_SE_FUTEX] = { [SL_F_UADDR] = "uaddr", [SL_F_OP] = "op" },
 };
 
 static int set_field(struct tep_format_field *tf, struct sl_field *f)
@@ -317,12 +323,14 @@ int sl_sched_fields_resolve(struct tep_handle *tep, const char *switch_fmt,
 	memset(sf->kind_of_id, -1, sizeof(sf->kind_of_id));
 
 	for (int k = 0; k < SL_SE_COUNT; k++) {
-		struct tep_event *ev = tep_find_event_by_name(tep, "sched", sched_names[k]);
+		struct tep_event *ev = tep_find_event_by_name(
+			tep, sl_sched_event_system((enum sl_sched_event_kind)k), sched_names[k]);
 
 		sf->id[k] = -1;
 		if (!ev)
 			continue;
-		any = ev;
+		if (k != SL_SE_FUTEX)
+			any = ev;
 		sf->id[k] = ev->id;
 		if (ev->id >= 0 && ev->id < (int)sizeof(sf->kind_of_id))
 			sf->kind_of_id[ev->id] = k;
@@ -541,6 +549,11 @@ int sl_sched_decode(const struct sl_sched_fields *sf, const void *data, int size
 		ev->type = SL_EV_EXIT;
 		ev->exit.pid = rd_int(d, &f[SL_F_PID]);
 		rd_comm(d, size, &f[SL_F_COMM], ev->exit.comm);
+		break;
+	case SL_SE_FUTEX:
+		ev->type = SL_EV_FUTEX;
+		ev->futex.uaddr = (uint64_t)rd_int(d, &f[SL_F_UADDR]);
+		ev->futex.op = (uint32_t)rd_int(d, &f[SL_F_OP]);
 		break;
 	}
 	return 1;

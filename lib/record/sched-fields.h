@@ -56,6 +56,7 @@ enum sl_sched_event_kind {
 	SL_SE_MIGRATE,
 	SL_SE_FORK,
 	SL_SE_EXIT,
+	SL_SE_FUTEX, /* syscalls/sys_enter_futex: optional, for lock-holder preemption */
 	SL_SE_COUNT
 };
 
@@ -70,6 +71,8 @@ enum {
 	SL_F_PRIO2,
 	SL_F_STATE, /* prev_state */
 	SL_F_DEST, /* dest_cpu */
+	SL_F_UADDR, /* a futex call's uaddr */
+	SL_F_OP, /* and its op */
 	SL_F_NR
 };
 
@@ -89,6 +92,8 @@ struct sl_sched_fields {
 
 /* Name of the tracepoint for a kind: "sched_waking", ... */
 const char *sl_sched_event_name(enum sl_sched_event_kind kind);
+/* Its system: "sched", "syscalls" for the futex call. */
+const char *sl_sched_event_system(enum sl_sched_event_kind kind);
 
 /*
  * Resolves ids and fields of every sched event tep knows, and the prev_state map from

@@ -55,7 +55,8 @@ static int tracepoints_alone(bool on)
 	for (int k = 0; k < SL_SE_COUNT && !err; k++) {
 		int fd;
 
-		snprintf(path, sizeof(path), "%s/events/sched/%s/enable", inst,
+		snprintf(path, sizeof(path), "%s/events/%s/%s/enable", inst,
+			 sl_sched_event_system((enum sl_sched_event_kind)k),
 			 sl_sched_event_name((enum sl_sched_event_kind)k));
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 		err = fd < 0 || write(fd, "1", 1) != 1;

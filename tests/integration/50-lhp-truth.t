@@ -49,6 +49,8 @@ for e in sched_waking sched_wakeup sched_wakeup_new sched_switch sched_migrate_t
 	sched_process_fork sched_process_exit; do
 	echo 1 > "$I/events/sched/$e/enable"
 done
+# which futex each sleeper waits on, as `schedlens record` traces it by default
+echo 1 > "$I/events/syscalls/sys_enter_futex/enable"
 
 # record MODE: runs the workload with the instance on, leaves its text in $T/MODE.txt
 record() {

@@ -617,6 +617,155 @@ static void test_lhp_context(void)
 	   "a convoy passing the lock on within 5 ms a hop counts all three");
 }
 
+/* the task running on cpu calls futex(2) on uaddr with op (0x80: a private FUTEX_WAIT) */
+static void futex(int cpu, uint64_t uaddr, uint32_t op)
+{
+	struct sl_event ev = { .type = SL_EV_FUTEX, .cpu = cpu, .common_pid = cur[cpu] };
+
+	ev.futex.uaddr = uaddr;
+	ev.futex.op = op;
+	feed(&ev);
+}
+
+#define LOCK 0x5000ull /* a mutex's futex word */
+#define FUTEX_WAIT_PRIVATE 0x80u
+
+/* the task on cpu waits on uaddr at T - 1 us and sleeps at T */
+static void futex_sleep(int cpu, uint64_t uaddr)
+{
+	T -= 1000;
+	futex(cpu, uaddr, FUTEX_WAIT_PRIVATE);
+	T += 1000;
+	sw(cpu, 'S', 0);
+}
+
+/*
+ * V (postgres 600, cpu 4) preempted at t0 = 3 ms by bash 950, back at t1 = 5 ms; postgres
+ * 601 asleep on LOCK since 2 ms (cpu 6), 602 asleep on lock2 since 2.2 ms (cpu 8). If
+ * release_before, V woke 602 5 us before its preemption.
+ */
+static void futex_scene(uint64_t lock2, bool release_before)
+{
+	start(westmere, true);
+	T += 1000;
+	sw(4, 'S', 600);
+	T += 1000;
+	sw(6, 'S', 601);
+	T = 2000000;
+	futex_sleep(6, LOCK);
+	T = 2100000;
+	sw(8, 'S', 602);
+	T = 2200000;
+	futex_sleep(8, lock2);
+	T = 2500000;
+	sw(1, 'S', 950);
+	if (release_before) {
+		T = 2995000;
+		wake(4, 602, 8, 8);
+	}
+	T = 3000000;
+	sw(4, 'R', 950);
+	sw(1, 'S', 0);
+}
+
+/* Which futex a sleeper waits on (syscalls/sys_enter_futex), engine-preempt.c. */
+static void test_lhp_futex(void)
+{
+	const struct sl_preempt_rec *p;
+
+	/* 602, asleep on V's lock, is woken while V is off-CPU and runs 300 us: it got the
+	 * lock, so V did not hold it and 601 waited on someone else */
+	futex_scene(LOCK, false);
+	T = 3400000;
+	wake(9, 602, 8, 8);
+	T = 3500000;
+	sw(8, 'S', 602);
+	T = 3800000;
+	futex_sleep(8, 0x9000);
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 0,
+	   "a sleeper of the lock got through while V was off-CPU: V's wakee is no waiter");
+
+	/* the same, but 602 sleeps again 10 us after it ran: the lock was still taken */
+	futex_scene(LOCK, false);
+	T = 3400000;
+	wake(9, 602, 8, 8);
+	T = 3500000;
+	sw(8, 'S', 602);
+	T = 3510000;
+	futex_sleep(8, LOCK);
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 1 && p->lhp_cost_ns == 2000000,
+	   "... back to sleep on it after 10 us (a stolen signal): 601 waited, cost t1 - t0");
+
+	/* another lock's sleeper got through: 601 still waited on V */
+	futex_scene(0x9000, false);
+	T = 3400000;
+	wake(9, 602, 8, 8);
+	T = 3500000;
+	sw(8, 'S', 602);
+	T = 3800000;
+	futex_sleep(8, 0x9000);
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 1, "another lock changing hands is no sign");
+
+	/* every sleeper of the lock V held waited on it, whoever wakes it: 603 (woken from
+	 * cpu 9, not by V's convoy) takes the lock and wakes 602 3 ms after t1 */
+	futex_scene(LOCK, false);
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	T = 8000000;
+	sw(9, 'S', 603);
+	T = 8100000;
+	wake(9, 602, 8, 8);
+	ok(lhp_finish(600, &p) && p->waiters == 2 && p->lhp_cost_ns == 2 * 2000000,
+	   "a sleeper of V's lock woken by a task outside the convoy counts too");
+	futex_scene(0x9000, false);
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	T = 8000000;
+	sw(9, 'S', 603);
+	T = 8100000;
+	wake(9, 602, 8, 8);
+	ok(lhp_finish(600, &p) && p->waiters == 1, "... a sleeper of another lock does not");
+
+	/* V woke a sleeper of its lock 5 us before its preemption: it had released it */
+	futex_scene(LOCK, true);
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 0,
+	   "V woke a sleeper of the lock just before t0: released, no waiters");
+	/* a condition variable sleeps on two words 4 bytes apart: one lock */
+	futex_scene(LOCK + 4, true);
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 0, "... a word 4 bytes on is the same lock");
+	futex_scene(LOCK + 8, true);
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 1 && p->lhp_cost_ns == 2000000,
+	   "... 8 bytes on another: 601 waited on V");
+}
+
 static void test_censoring(void)
 {
 	const struct sl_preempt_rec *p;
@@ -852,6 +1001,7 @@ int main(void)
 	test_preemptions();
 	test_lhp();
 	test_lhp_context();
+	test_lhp_futex();
 	test_censoring();
 	test_gap();
 	test_untraced_switch();

@@ -159,6 +159,20 @@ static void kernel_style(void)
 	    "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\r\n";
 	is_int(sl_text_parse_line(p, l, strlen(l), &ev), 1, "CRLF line end parses");
 	is_int(ev.sw.next_prio, 120, "... next_prio without the line end");
+
+	/* futex(2) calls: the kernel's syscall print and a report's event print */
+	l = "  sl-lockload-8827 [000] ..... 101.000011: sys_futex(uaddr: 0x557eeadd0500, op: 0x80, "
+	    "val: 2, utime: 0, uaddr2: 0, val3: 0)";
+	is_int(sl_text_parse_line(p, l, strlen(l), &ev), 1, "kernel sys_futex parses");
+	is_int(ev.type, SL_EV_FUTEX, "... type futex");
+	is_int((int64_t)ev.futex.uaddr, 0x557eeadd0500ll, "... uaddr");
+	is_int(ev.futex.op, 0x80, "... op");
+	is_int(ev.common_pid, 8827, "... the calling task");
+	l = "  postgres-61 [003] ..... 101.000012: sys_enter_futex: uaddr: 0x7f21846eb498, "
+	    "op: 0x00000089, val: 0xffffffff, utime: 0x7fff78ed5e40, uaddr2: 0, val3: 0x7fffffff";
+	is_int(sl_text_parse_line(p, l, strlen(l), &ev), 1, "report sys_enter_futex parses");
+	is_int((int64_t)ev.futex.uaddr, 0x7f21846eb498ll, "... uaddr");
+	is_int(ev.futex.op, 0x89, "... op");
 	sl_text_parser_free(p);
 }
 
@@ -274,6 +288,12 @@ static const struct bad_case bad_cases[] = {
 	{ "exit fields missing", "sched_process_exit: comm=a", -SL_EPARSE,
 	  "sched_process_exit: fields missing" },
 	{ "truncated", "sched_switch:", -SL_EPARSE, "sched_switch without" },
+	{ "futex without op", "sys_futex(uaddr: 0x10, val: 1)", -SL_EPARSE,
+	  "futex call without 'op: '" },
+	{ "futex bad uaddr", "sys_futex(uaddr: 0x1z, op: 0x80, val: 1)", -SL_EPARSE,
+	  "bad futex uaddr" },
+	{ "futex op too wide", "sys_enter_futex: uaddr: 0x10, op: 0x100000000, val: 1", -SL_ERANGE,
+	  "futex op out of range" },
 };
 
 static void bad_input(void)

@@ -125,14 +125,15 @@ static struct tep_handle *load_tep(void)
 {
 	static const char *const files[] = { "6.18-sched_switch.format",
 					     "6.18-sched_migrate_task.format",
-					     "6.18-sched_waking.format" };
+					     "6.18-sched_waking.format",
+					     "6.18-sys_enter_futex.format" };
 	struct tep_handle *tep = tep_alloc();
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		size_t n;
 		char *buf = slurp(files[i], &n);
 
-		if (!buf || tep_parse_event(tep, buf, n, "sched")) {
+		if (!buf || tep_parse_event(tep, buf, n, i == 3 ? "syscalls" : "sched")) {
 			free(buf);
 			tep_free(tep);
 			return NULL;
@@ -276,6 +277,24 @@ static void test_decode(void)
 		is_int(ev.wake.pid, 78, "... its wakee");
 		is_int(ev.wake.irq, ctx[k].irq, "... context %d", ctx[k].irq);
 	}
+
+	/* sys_enter_futex: uaddr at 16 and op at 24, both 8 bytes (the 6.18 format file) */
+	ok(sf.id[SL_SE_FUTEX] >= 0, "sys_enter_futex resolves under syscalls");
+	memset(rec, 0, sizeof(rec));
+	type = sf.id[SL_SE_FUTEX];
+	put(rec, 0, &type, 2);
+	i32 = 8827;
+	put(rec, 4, &i32, 4);
+	i64 = 0x557eeadd0500ll;
+	put(rec, 16, &i64, 8);
+	i64 = 0x189;
+	put(rec, 24, &i64, 8);
+	is_int(sl_sched_decode(&sf, rec, 64, &ev), 1, "futex record decodes");
+	is_int(ev.type, SL_EV_FUTEX, "type futex");
+	is_int(ev.common_pid, 8827, "the calling task");
+	is_int((int64_t)ev.futex.uaddr, 0x557eeadd0500ll, "uaddr");
+	is_int(ev.futex.op, 0x189, "op");
+	is_int(sl_sched_decode(&sf, rec, 30, &ev), -1, "a truncated futex record is refused");
 
 	/* an event that is not ours */
 	type = 9999;
