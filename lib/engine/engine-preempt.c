@@ -251,10 +251,10 @@ void preempt_on_sleep(struct sl_task *t, uint64_t ts)
  * Two futex words of one aligned 8 bytes belong to one lock object: glibc's condition
  * variable sleeps on two words 4 bytes apart (its two groups' __g_signals), its rwlock on
  * two (__wrphase_futex, __writers_futex). Its condition variable's internal lock lies 8
- * bytes before them, two mutexes at least 40 bytes apart and PostgreSQL's semaphores 32.
- * (Telling a condition variable's two words apart left a third of its false LHPs: a
- * signal to one group, the next waiter asleep in the other; a span of 16 bytes took in
- * its internal lock, and the condition variable's recall fell to 0.68 on a loaded host.)
+ * bytes before them, two mutexes at least 40 bytes apart, two semaphores 32 (a sem_t).
+ * (Told apart, they left sl-lockload's condition variable 43 false LHPs in a loaded run,
+ * against 8: a signal to one group, the next waiter asleep in the other; a span of 16
+ * bytes took in its internal lock, and its recall fell to 0.68 in another.)
  */
 static bool same_lock(uint64_t a, uint64_t b)
 {
@@ -276,9 +276,11 @@ static bool futex_moved(const struct open_preempt *o, uint64_t uaddr)
  * variable wakes its waiters with signals sent after the flag's release, so a signal can
  * land while the next holder is off-CPU and its waiter sleeps again at once. (Counting
  * every wake of a futex by another task as a release of that lock took the LHP recall of
- * sl-lockload's condition variable from 0.94 to 0.77 on a loaded host.)
+ * sl-lockload's condition variable from 0.94 to 0.77 on a loaded host; with 20 us here, an
+ * rwlock waiter that took 30 us to find the lock taken and sleep again on a loaded host
+ * cost a run 9% of its recall.) The same bound as a back-off's spin (SPIN_RUN_NS).
  */
-#define FUTEX_THROUGH_NS 20000ull
+#define FUTEX_THROUGH_NS 100000ull
 
 /*
  * A futex(2) call (syscalls/sys_enter_futex, when recorded): a wait remembers the address
