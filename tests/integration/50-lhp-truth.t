@@ -13,6 +13,13 @@
 # The instance is named schedlens.<this shell's pid>: other schedlens processes clean up
 # only instances of dead pids. SL_LHP_SECONDS sets each workload's length (default 4: at 2
 # the condition variable had 22-49 true LHPs a run, and its precision 0.89-1.00).
+#
+# Lock holders must be preempted for the cost to mean anything: on a quiet host a run
+# waits a few ms in all. SL_LHP_BUSY (default 2) busy loops run beside each workload, as
+# a production host's other work would, and the workload runs in a cgroup of its own with
+# cpu.shares 262144 when cgroup v1's cpu controller is mounted, so that the loops preempt
+# holders without starving the workload (runnable share 0.02-0.10, waiting 47-317 ms a
+# run in the README's measurements).
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$SL_BUILD/schedlens
@@ -21,11 +28,16 @@ TRUTH=$SL_SRC/tests/integration/lhp-truth.py
 SECS=${SL_LHP_SECONDS:-4}
 T=$(mktemp -d)
 I=/sys/kernel/tracing/instances/schedlens.$$
+BUSY=${SL_LHP_BUSY:-2}
+CG=/sys/fs/cgroup/cpu/schedlens-lhp.$$
+busy_pids=
 cleanup() {
+	[ -n "$busy_pids" ] && kill $busy_pids 2> /dev/null
 	if [ -d "$I" ]; then
 		echo 0 > "$I/tracing_on"
 		rmdir "$I"
 	fi
+	[ -d "$CG" ] && rmdir "$CG"
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -51,14 +63,31 @@ for e in sched_waking sched_wakeup sched_wakeup_new sched_switch sched_migrate_t
 done
 # which futex each sleeper waits on, as `schedlens record` traces it by default
 echo 1 > "$I/events/syscalls/sys_enter_futex/enable"
+if [ -f /sys/fs/cgroup/cpu/cgroup.procs ] && mkdir "$CG" 2> /dev/null; then
+	echo 262144 > "$CG/cpu.shares"
+	echo "# the workload runs in $CG (cpu.shares 262144) beside $BUSY busy loops"
+else
+	CG=
+	echo "# no cgroup v1 cpu controller: the workload runs beside $BUSY busy loops as it is"
+fi
 
 # record MODE: runs the workload with the instance on, leaves its text in $T/MODE.txt
 record() {
 	echo > "$I/trace"
+	busy_pids=
+	for _ in $(seq "$BUSY"); do
+		sh -c 'while :; do :; done' &
+		busy_pids="$busy_pids $!"
+	done
 	echo 1 > "$I/tracing_on"
-	"$LOAD" "$1" 6 "$SECS" 200 100 "$I/trace_marker"
+	# shellcheck disable=SC2016 # $$ is the inner shell's
+	CG=$CG sh -c '[ -z "$CG" ] || echo $$ > "$CG/cgroup.procs"; exec "$@"' sh \
+		"$LOAD" "$1" 6 "$SECS" 200 100 "$I/trace_marker"
 	local rc=$?
 	echo 0 > "$I/tracing_on"
+	[ -n "$busy_pids" ] && kill $busy_pids
+	wait $busy_pids 2> /dev/null
+	busy_pids=
 	cat "$I/trace" > "$T/$1.txt"
 	dropped=$(cat "$I"/per_cpu/cpu*/stats | awk '/^dropped events:/ { s += $3 } END { print s + 0 }')
 	return $rc
@@ -93,27 +122,29 @@ for m in mutex:sleep rwlock:sleep cond:sleep spin:spin; do
 	ge 0.15 "${share:-1}" || why=${why:-"host loaded: runnable share $share"}
 	check "$why" "$mode: precision >= 0.9" 'ge "$(val precision $T/$mode.res)" 0.9'
 	check "$why" "$mode: recall >= 0.8" 'ge "$(val recall $T/$mode.res)" 0.8'
-	# The LHP cost. Of the true LHPs found, schedlens's cost is the truth's waiting for
-	# them less the waiters whose convoy it lost (a running thread stole the lock between
-	# two handoffs): 0.80-0.93 of it in 24 runs (README). The run's whole cost adds the
-	# false LHPs' cost and leaves out the missed ones' waiting. A false LHP (a victim
-	# preempted between two holds, whose next release wakes sleepers that slept through
-	# its time off-CPU) costs its time off-CPU times each such sleeper, and those victims
-	# are the longest preempted of a run, so the whole cost strays: 0.83-2.97 of the
-	# truth's in the 24 runs, 0.74-2.92 in 24 earlier ones. Both are judged when other
-	# tasks ran at most half of the CPUs' time (other_share; 0.30-0.52 in the 24 runs): more
-	# preempts holders for longer and breaks more convoys.
-	# On a quiet host a run waits only a few ms in all (11-52 ms in 8 runs here, with
-	# nothing else running), and one preemption of a few ms decides the ratio (0.62 once):
-	# the cost is judged when the truth's waiting is at least 100 ms (109-631 ms in the 24
-	# runs), else reported as a TODO with the reason.
+	# The LHP cost, of the true LHPs found against the truth's waiting for them, and the
+	# run's against the truth's waiting time. With the futex addresses a sleeper of a lock
+	# that changed hands while the victim was off-CPU is no waiter, and every sleeper of
+	# the lock it held is: in 24 recordings of the sleeping locks with busy loops beside
+	# (README) the run's cost was 0.95-1.07 of the truth's, and 0.96-1.11 in this test's
+	# runs here. A spinlock has no futex: a spinner waiting for one preempted holder counts
+	# for every member of the group preempted meanwhile, so its run's cost strays more
+	# (0.80-1.30 in 16 runs, 1.30 and 0.80 while other work loaded the host) and is held
+	# to 0.7-1.4; the found LHPs' cost to 20% as the others'. Judged when the truth's
+	# waiting is at least 50 ms and other tasks ran at most 0.75 of the CPUs' time
+	# (0.32-0.66 in those runs), else reported as a TODO with the reason. On a quiet host a
+	# run waits 9-26 ms in all; the condition variable, whose holders are preempted mostly
+	# by each other, 24-110 ms here, and its false LHPs (a flag that changed hands with no
+	# futex call) cost 6-10 ms a run whatever the waiting: 1.27 at 24 ms.
 	other=$(val other_share "$T/$mode.res")
 	wait_ms=$(val truth_wait_ms "$T/$mode.res")
-	ge 0.5 "${other:-1}" || why=${why:-"host loaded: other tasks ran $other of the CPUs' time"}
-	ge "${wait_ms:-0}" 100 || why=${why:-"only ${wait_ms:-0} ms of waiting in the run: one preemption decides the ratio"}
+	ge 0.75 "${other:-1}" || why=${why:-"host loaded: other tasks ran $other of the CPUs' time"}
+	ge "${wait_ms:-0}" 50 || why=${why:-"only ${wait_ms:-0} ms of waiting in the run: a few preemptions decide the ratio"}
+	lo=0.8 hi=1.2
+	[ "$kind" = spin ] && lo=0.7 hi=1.4
 	check "$why" "$mode: LHP cost of the true LHPs found within 20% of the truth's waiting for them" \
 		't=$(val tp_cost_ratio $T/$mode.res) && ge "$t" 0.8 && ge 1.2 "$t"'
-	check "$why" "$mode: the run's LHP cost within 0.7-3.5 of the truth's waiting time" \
-		'c=$(val cost_ratio $T/$mode.res) && ge "$c" 0.7 && ge 3.5 "$c"'
+	check "$why" "$mode: the run's LHP cost within $lo-$hi of the truth's waiting time" \
+		'c=$(val cost_ratio $T/$mode.res) && ge "$c" $lo && ge $hi "$c"'
 done
 done_testing

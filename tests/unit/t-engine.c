@@ -571,6 +571,38 @@ static void test_lhp_context(void)
 	wake_irq(7, 601, 6, 6, SL_IRQ_HARD);
 	ok(lhp_finish(600, &p) && p->spinners == 0, "110 ms after t1: past the spin horizon");
 
+	/* a timer woke 601 just before t0; it waits for a CPU until 4 ms, spins 10 us and
+	 * sleeps again: a spinner all of V's time off-CPU */
+	v_runs_w1_sleeps();
+	T = 2500000;
+	sw(1, 'S', 950);
+	T = 2900000;
+	wake_irq(6, 601, 6, 6, SL_IRQ_HARD);
+	T = 3000000;
+	sw(4, 'R', 951);
+	T = 4000000;
+	sw(6, 'S', 601);
+	T = 4010000;
+	sw(6, 'S', 0);
+	T = 5000000;
+	sw(4, 'S', 600);
+	ok(lhp_finish(600, &p) && p->spinners == 1 && p->spin_cost_ns == 2000000,
+	   "timed wakeup before t0, waiting for a CPU past it: a spinner, cost t1 - t0");
+	v_runs_w1_sleeps();
+	T = 2500000;
+	sw(1, 'S', 950);
+	T = 2900000;
+	wake(1, 601, 6, 6);
+	T = 3000000;
+	sw(4, 'R', 951);
+	T = 4000000;
+	sw(6, 'S', 601);
+	T = 4010000;
+	sw(6, 'S', 0);
+	T = 5000000;
+	sw(4, 'S', 600);
+	ok(lhp_finish(600, &p) && p->spinners == 0, "... woken by a task instead: no spinner");
+
 	/* progress: another member of the group ran 300 us of V's time off-CPU */
 	lhp_scene(true, false);
 	T = 5100000;
