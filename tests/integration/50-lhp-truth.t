@@ -129,7 +129,7 @@ for m in mutex:sleep rwlock:sleep cond:sleep spin:spin; do
 	# (README) the run's cost was 0.95-1.07 of the truth's, and 0.96-1.11 in this test's
 	# runs here. A spinlock has no futex: a spinner waiting for one preempted holder counts
 	# for every member of the group preempted meanwhile, so its run's cost strays more
-	# (0.80-1.30 in 16 runs, 1.30 and 0.80 while other work loaded the host) and is held
+	# (0.80-1.30 in 17 runs, 1.30 and 0.80 while other work loaded the host) and is held
 	# to 0.7-1.4; the found LHPs' cost to 20% as the others'. Judged when the truth's
 	# waiting is at least 50 ms and other tasks ran at most 0.75 of the CPUs' time
 	# (0.32-0.66 in those runs), else reported as a TODO with the reason. On a quiet host a
