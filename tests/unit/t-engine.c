@@ -572,36 +572,28 @@ static void test_lhp_context(void)
 	ok(lhp_finish(600, &p) && p->spinners == 0, "110 ms after t1: past the spin horizon");
 
 	/* a timer woke 601 just before t0; it waits for a CPU until 4 ms, spins 10 us and
-	 * sleeps again: a spinner all of V's time off-CPU */
-	v_runs_w1_sleeps();
-	T = 2500000;
-	sw(1, 'S', 950);
-	T = 2900000;
-	wake_irq(6, 601, 6, 6, SL_IRQ_HARD);
-	T = 3000000;
-	sw(4, 'R', 951);
-	T = 4000000;
-	sw(6, 'S', 601);
-	T = 4010000;
-	sw(6, 'S', 0);
-	T = 5000000;
-	sw(4, 'S', 600);
-	ok(lhp_finish(600, &p) && p->spinners == 1 && p->spin_cost_ns == 2000000,
-	   "timed wakeup before t0, waiting for a CPU past it: a spinner, cost t1 - t0");
-	v_runs_w1_sleeps();
-	T = 2500000;
-	sw(1, 'S', 950);
-	T = 2900000;
-	wake(1, 601, 6, 6);
-	T = 3000000;
-	sw(4, 'R', 951);
-	T = 4000000;
-	sw(6, 'S', 601);
-	T = 4010000;
-	sw(6, 'S', 0);
-	T = 5000000;
-	sw(4, 'S', 600);
-	ok(lhp_finish(600, &p) && p->spinners == 0, "... woken by a task instead: no spinner");
+	 * sleeps again: a spinner all of V's time off-CPU (not when a task woke it) */
+	for (int timer = 1; timer >= 0; timer--) {
+		v_runs_w1_sleeps();
+		T = 2500000;
+		sw(1, 'S', 950);
+		T = 2900000;
+		wake_irq(timer ? 6 : 1, 601, 6, 6, timer ? SL_IRQ_HARD : 0);
+		T = 3000000;
+		sw(4, 'R', 951);
+		T = 4000000;
+		sw(6, 'S', 601);
+		T = 4010000;
+		sw(6, 'S', 0);
+		T = 5000000;
+		sw(4, 'S', 600);
+		if (timer)
+			ok(lhp_finish(600, &p) && p->spinners == 1 && p->spin_cost_ns == 2000000,
+			   "timed wakeup before t0, waiting for a CPU past it: a spinner, cost t1 - t0");
+		else
+			ok(lhp_finish(600, &p) && p->spinners == 0,
+			   "... woken by a task instead: no spinner");
+	}
 
 	/* progress: another member of the group ran 300 us of V's time off-CPU */
 	lhp_scene(true, false);
@@ -700,6 +692,26 @@ static void futex_scene(uint64_t lock2, bool release_before)
 	sw(1, 'S', 0);
 }
 
+/* 602, woken at 3.4 ms while V is off-CPU, runs from 3.5 ms for run_ns and sleeps on uaddr */
+static void run_602(uint64_t run_ns, uint64_t uaddr)
+{
+	T = 3400000;
+	wake(9, 602, 8, 8);
+	T = 3500000;
+	sw(8, 'S', 602);
+	T = 3500000 + run_ns;
+	futex_sleep(8, uaddr);
+}
+
+/* V runs again at t1 = 5 ms and wakes 601 100 us later */
+static void v_wakes_601(void)
+{
+	T = 5000000;
+	sw(4, 'S', 600);
+	T = 5100000;
+	wake(4, 601, 6, 6);
+}
+
 /* Which futex a sleeper waits on (syscalls/sys_enter_futex), engine-preempt.c. */
 static void test_lhp_futex(void)
 {
@@ -708,92 +720,50 @@ static void test_lhp_futex(void)
 	/* 602, asleep on V's lock, is woken while V is off-CPU and runs 300 us: it got the
 	 * lock, so V did not hold it and 601 waited on someone else */
 	futex_scene(LOCK, false);
-	T = 3400000;
-	wake(9, 602, 8, 8);
-	T = 3500000;
-	sw(8, 'S', 602);
-	T = 3800000;
-	futex_sleep(8, 0x9000);
-	T = 5000000;
-	sw(4, 'S', 600);
-	T = 5100000;
-	wake(4, 601, 6, 6);
+	run_602(300000, 0x9000);
+	v_wakes_601();
 	ok(lhp_finish(600, &p) && p->waiters == 0,
 	   "a sleeper of the lock got through while V was off-CPU: V's wakee is no waiter");
-
 	/* the same, but 602 sleeps again 10 us after it ran: the lock was still taken */
 	futex_scene(LOCK, false);
-	T = 3400000;
-	wake(9, 602, 8, 8);
-	T = 3500000;
-	sw(8, 'S', 602);
-	T = 3510000;
-	futex_sleep(8, LOCK);
-	T = 5000000;
-	sw(4, 'S', 600);
-	T = 5100000;
-	wake(4, 601, 6, 6);
+	run_602(10000, LOCK);
+	v_wakes_601();
 	ok(lhp_finish(600, &p) && p->waiters == 1 && p->lhp_cost_ns == 2000000,
 	   "... back to sleep on it after 10 us (a stolen signal): 601 waited, cost t1 - t0");
-
 	/* another lock's sleeper got through: 601 still waited on V */
 	futex_scene(0x9000, false);
-	T = 3400000;
-	wake(9, 602, 8, 8);
-	T = 3500000;
-	sw(8, 'S', 602);
-	T = 3800000;
-	futex_sleep(8, 0x9000);
-	T = 5000000;
-	sw(4, 'S', 600);
-	T = 5100000;
-	wake(4, 601, 6, 6);
+	run_602(300000, 0x9000);
+	v_wakes_601();
 	ok(lhp_finish(600, &p) && p->waiters == 1, "another lock changing hands is no sign");
 
 	/* every sleeper of the lock V held waited on it, whoever wakes it: 603 (woken from
 	 * cpu 9, not by V's convoy) takes the lock and wakes 602 3 ms after t1 */
-	futex_scene(LOCK, false);
-	T = 5000000;
-	sw(4, 'S', 600);
-	T = 5100000;
-	wake(4, 601, 6, 6);
-	T = 8000000;
-	sw(9, 'S', 603);
-	T = 8100000;
-	wake(9, 602, 8, 8);
-	ok(lhp_finish(600, &p) && p->waiters == 2 && p->lhp_cost_ns == 2 * 2000000,
-	   "a sleeper of V's lock woken by a task outside the convoy counts too");
-	futex_scene(0x9000, false);
-	T = 5000000;
-	sw(4, 'S', 600);
-	T = 5100000;
-	wake(4, 601, 6, 6);
-	T = 8000000;
-	sw(9, 'S', 603);
-	T = 8100000;
-	wake(9, 602, 8, 8);
-	ok(lhp_finish(600, &p) && p->waiters == 1, "... a sleeper of another lock does not");
+	for (int same = 1; same >= 0; same--) {
+		futex_scene(same ? LOCK : 0x9000, false);
+		v_wakes_601();
+		T = 8000000;
+		sw(9, 'S', 603);
+		T = 8100000;
+		wake(9, 602, 8, 8);
+		if (same)
+			ok(lhp_finish(600, &p) && p->waiters == 2 && p->lhp_cost_ns == 2 * 2000000,
+			   "a sleeper of V's lock woken by a task outside the convoy counts too");
+		else
+			ok(lhp_finish(600, &p) && p->waiters == 1,
+			   "... a sleeper of another lock does not");
+	}
 
 	/* V woke a sleeper of its lock 5 us before its preemption: it had released it */
 	futex_scene(LOCK, true);
-	T = 5000000;
-	sw(4, 'S', 600);
-	T = 5100000;
-	wake(4, 601, 6, 6);
+	v_wakes_601();
 	ok(lhp_finish(600, &p) && p->waiters == 0,
 	   "V woke a sleeper of the lock just before t0: released, no waiters");
 	/* a condition variable sleeps on two words 4 bytes apart: one lock */
 	futex_scene(LOCK + 4, true);
-	T = 5000000;
-	sw(4, 'S', 600);
-	T = 5100000;
-	wake(4, 601, 6, 6);
+	v_wakes_601();
 	ok(lhp_finish(600, &p) && p->waiters == 0, "... a word 4 bytes on is the same lock");
 	futex_scene(LOCK + 8, true);
-	T = 5000000;
-	sw(4, 'S', 600);
-	T = 5100000;
-	wake(4, 601, 6, 6);
+	v_wakes_601();
 	ok(lhp_finish(600, &p) && p->waiters == 1 && p->lhp_cost_ns == 2000000,
 	   "... 8 bytes on another: 601 waited on V");
 }
