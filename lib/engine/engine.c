@@ -447,6 +447,9 @@ static void dispatch(struct sl_engine *e, const struct sl_event *ev)
 		case SL_EV_LOST:
 			fn = h->lost;
 			break;
+		case SL_EV_FUTEX:
+			fn = h->futex;
+			break;
 		}
 		if (fn)
 			fn(h->ctx, e, ev);

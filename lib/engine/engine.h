@@ -80,6 +80,7 @@ struct sl_sched_handler {
 	void (*fork)(void *ctx, const struct sl_engine *e, const struct sl_event *ev);
 	void (*exit)(void *ctx, const struct sl_engine *e, const struct sl_event *ev);
 	void (*lost)(void *ctx, const struct sl_engine *e, const struct sl_event *ev);
+	void (*futex)(void *ctx, const struct sl_engine *e, const struct sl_event *ev);
 };
 
 struct sl_engine_stats {

@@ -173,6 +173,22 @@ static bool is_fact_key(const struct exp *x, int cpu, uint64_t ts)
 	return bsearch(&k, x->fact_keys, x->nr_keys, sizeof(k), cmp_u64) != NULL;
 }
 
+/* The type of an export item: an event type, or one of these for the facts that are none. */
+enum { ITEM_COMM = SL_EV_TYPE_MAX, ITEM_RUNNING };
+
+static uint16_t item_type(uint8_t kind)
+{
+	switch (kind) {
+	case SL_FACT_COMM:
+		return ITEM_COMM;
+	case SL_FACT_RUNNING:
+		return ITEM_RUNNING;
+	case SL_FACT_FUTEX:
+		return SL_EV_FUTEX;
+	}
+	return kind;
+}
+
 /* A fact as an event (seq in item.seq), and the key of a switch it holds. */
 static int add_fact(void *ctx, const struct sl_fact_rec *f)
 {
@@ -180,7 +196,7 @@ static int add_fact(void *ctx, const struct sl_fact_rec *f)
 	struct item *it;
 	struct sl_event *ev;
 
-	if (f->cpu < 0 || f->cpu >= SL_TOPO_MAX_CPUS || f->kind <= 0 || f->kind > SL_FACT_RUNNING)
+	if (f->cpu < 0 || f->cpu >= SL_TOPO_MAX_CPUS || f->kind <= 0 || f->kind > SL_FACT_FUTEX)
 		return 0;
 	if (x->nr_facts == x->cap_facts) {
 		size_t cap = x->cap_facts ? 2 * x->cap_facts : 65536;
@@ -195,7 +211,7 @@ static int add_fact(void *ctx, const struct sl_fact_rec *f)
 	memset(it, 0, sizeof(*it));
 	it->seq = f->seq;
 	ev = &it->ev;
-	ev->type = f->kind;
+	ev->type = item_type(f->kind);
 	ev->ts_ns = f->ts_ns;
 	ev->cpu = (uint16_t)f->cpu;
 	ev->common_pid = f->common_pid;
@@ -221,6 +237,10 @@ static int add_fact(void *ctx, const struct sl_fact_rec *f)
 		break;
 	case SL_EV_LOST:
 		ev->lost.count = (uint64_t)f->arg1;
+		break;
+	case SL_FACT_FUTEX:
+		ev->futex.uaddr = (uint64_t)f->arg1;
+		ev->futex.op = (uint32_t)f->arg2;
 		break;
 	default: /* wakes; comm (txt in wake.comm); running */
 		ev->wake.pid = f->pid;
@@ -517,6 +537,13 @@ static void print_event(const struct exp *x, const struct sl_event *ev, FILE *ou
 		fprintf(out, "sched_process_exit: comm=%s pid=%d prio=120\n", ev->exit.comm,
 			ev->exit.pid);
 		break;
+	case SL_EV_FUTEX:
+		/* the kernel's syscall print; only uaddr and op are kept */
+		fprintf(out,
+			"sys_futex(uaddr: 0x%" PRIx64 ", op: 0x%x, val: 0, utime: 0, uaddr2: 0, "
+			"val3: 0)\n",
+			ev->futex.uaddr, ev->futex.op);
+		break;
 	}
 }
 
@@ -615,11 +642,11 @@ static int write_facts_run(struct exp *x, FILE *out, struct sl_export_stats *st)
 			pos = 0;
 			any = true;
 		}
-		if (ev->type == SL_FACT_COMM) {
+		if (ev->type == ITEM_COMM) {
 			memcpy(cur_comm(x, ev->wake.pid), ev->wake.comm, SL_COMM_LEN);
 			continue;
 		}
-		if (ev->type == SL_FACT_RUNNING)
+		if (ev->type == ITEM_RUNNING)
 			continue;
 		pos++;
 		if (!in_slice(x, ev->ts_ns))

@@ -244,6 +244,11 @@ static void on_event(void *ctx, const struct sl_engine *e, const struct sl_event
 		c->known = false;
 		r.arg1 = (int64_t)ev->lost.count;
 		break;
+	case SL_EV_FUTEX:
+		r.kind = SL_FACT_FUTEX;
+		r.arg1 = (int64_t)ev->futex.uaddr;
+		r.arg2 = (int32_t)ev->futex.op;
+		break;
 	default:
 		return;
 	}
@@ -261,6 +266,7 @@ struct sl_sched_handler sl_facts_handler(struct sl_facts *f)
 		.fork = on_event,
 		.exit = on_event,
 		.lost = on_event,
+		.futex = on_event,
 	};
 }
 

@@ -19,11 +19,18 @@
 
 #include "engine.h"
 
-/* sched_facts.kind: the event types of enum sl_event_type, and two that are not events. */
+/*
+ * sched_facts.kind as stored: the event types SL_EV_WAKING..SL_EV_LOST (1-8) as
+ * themselves, and these. Databases keep them, so the numbers never change: the futex
+ * call, an event type newer than comm and running, is stored as SL_FACT_FUTEX.
+ */
 enum sl_fact_kind {
-	SL_FACT_COMM = SL_EV_TYPE_MAX, /* pid's comm is txt from this event on */
-	SL_FACT_RUNNING, /* common_pid ran on cpu with no traced switch (engine: mismatch) */
+	SL_FACT_COMM = 9, /* pid's comm is txt from this event on */
+	SL_FACT_RUNNING = 10, /* common_pid ran on cpu with no traced switch (engine: mismatch) */
+	SL_FACT_FUTEX = 11, /* a futex(2) call of common_pid */
 };
+
+_Static_assert(SL_EV_LOST == 8, "event types 1-8 are stored as sched_facts kinds");
 
 /*
  * One row of sched_facts. Columns by kind (schema/README.md):
@@ -36,6 +43,7 @@ enum sl_fact_kind {
  *   lost: arg1 = events lost (0: unknown)
  *   comm: pid, txt = comm
  *   running: common_pid only
+ *   futex: arg1 = uaddr, arg2 = op
  */
 struct sl_fact_rec {
 	int64_t run_id;
@@ -45,7 +53,7 @@ struct sl_fact_rec {
 	int32_t cpu;
 	int32_t common_pid;
 	int32_t pid, arg2, arg3;
-	uint8_t kind; /* enum sl_event_type or enum sl_fact_kind */
+	uint8_t kind; /* enum sl_event_type 1-8 or enum sl_fact_kind */
 	char txt[SL_COMM_LEN];
 };
 

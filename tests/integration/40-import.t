@@ -25,7 +25,7 @@ rows() {
 }
 count() { python3 -c "import json,sys; print(json.load(sys.stdin)['events']['$1'])"; }
 
-echo "1..29"
+echo "1..32"
 for f in v6 v7z inst; do
 	dat=$F/guest16-import-$f.dat
 	$S import "$dat" $TOPO --json -o "$T/db" > "$T/$f.json" 2>/dev/null
@@ -94,6 +94,15 @@ $S import "$T/synth.txt" --sysfs "$T/sysfs" -o "$T/rt-synth.db" > /dev/null 2>&1
 rt synth "$T/rt-synth.db" "--sysfs $T/sysfs"
 ok "round trip synth: migrations are facts" \
 	'[ "$(sqlite3 $T/rt-synth.db "SELECT count(*) FROM sched_facts WHERE run_id = 1 AND kind = 5")" -gt 10000 ]'
+# a recording of lock contention: its futex calls (kind 11) are facts, so the re-import
+# judges lock-holder preemption as the recording did
+$S record -o "$T/rt-rec.db" -l lock -- "$SL_BUILD/tests/helpers/sl-lockload" mutex 6 1 200 100 \
+	/dev/null > /dev/null 2>&1
+rt recorded "$T/rt-rec.db" "--sysfs /"
+ok "round trip recorded: futex calls are facts" \
+	'[ "$(sqlite3 $T/rt-rec.db "SELECT count(*) FROM sched_facts WHERE run_id = 1 AND kind = 11")" -gt 100 ]'
+ok "round trip recorded: lock-holder preemptions to compare" \
+	'[ "$(sqlite3 $T/rt-rec.db "SELECT count(*) FROM preemptions WHERE run_id = 2 AND waiters > 0")" -gt 10 ]'
 
 # A run stored without facts (before schema 4) exports from its rows alone: the same switches,
 # wakings and wakeups, and of the migrations those a wakeup implies (onto another CPU than the
