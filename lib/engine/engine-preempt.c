@@ -475,10 +475,8 @@ static void add_waiter(struct sl_engine *e, int32_t idx, struct sl_task *wakee, 
 	if (wakee->group != o->group || wakee->state != SL_TASK_SLEEPING ||
 	    wakee->sleep_ns >= o->t1 || wakee->pid == o->rec.victim_pid)
 		return;
-	if (futex_moved(o, wakee->sleep_uaddr)) {
-		e->stats.lhp_moved_waiters++;
-		return;
-	}
+	if (futex_moved(o, wakee->sleep_uaddr))
+		return; /* it waited on another holder of that lock */
 	if (!o->held_uaddr)
 		o->held_uaddr = wakee->sleep_uaddr;
 	from = wakee->sleep_ns > o->rec.ts_ns ? wakee->sleep_ns : o->rec.ts_ns;

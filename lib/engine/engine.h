@@ -96,8 +96,6 @@ struct sl_engine_stats {
 	uint64_t wakeups_unseen_run; /* ... of which the switch-in was not traced */
 	uint64_t preemptions;
 	uint64_t lhp;
-	uint64_t lhp_moved_waiters; /* sleepers not counted as waiters: their futex changed
-				     * hands while the victim was off-CPU */
 	uint64_t tasks_dropped; /* task table full */
 	uint64_t preempts_dropped; /* open preemption records cap reached */
 	uint64_t windows;
