@@ -20,7 +20,7 @@ enum sl_event_type {
 	SL_EV_FORK, /* sched_process_fork */
 	SL_EV_EXIT, /* sched_process_exit */
 	SL_EV_LOST, /* a gap: events were lost on this CPU before ts_ns */
-	SL_EV_FUTEX, /* syscalls/sys_enter_futex: which futex a task waits on or wakes */
+	SL_EV_FUTEX, /* syscalls/sys_enter_futex: a futex(2) call (a wait, a wake...) */
 	SL_EV_TYPE_MAX
 };
 
@@ -78,8 +78,8 @@ struct sl_ev_exit {
 
 /*
  * A futex(2) call by common_pid: its address and op (the FUTEX_* command in the low 7 bits,
- * FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME above). It tells lock-holder preemption
- * which lock a sleeper waits for and when another task released that lock.
+ * FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME above). Its waits tell lock-holder
+ * preemption which lock a sleeper waits for (lib/engine/engine-preempt.c).
  */
 struct sl_ev_futex {
 	uint64_t uaddr;

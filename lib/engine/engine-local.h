@@ -55,9 +55,10 @@ struct open_preempt {
 	 * the victim was off-CPU: it was not backing off, the victim held nothing it spun
 	 * for */
 	bool spin_progress;
-	/* futexes another task of the group woke while the victim was off-CPU: those locks
-	 * changed hands, so the victim held none of them, and their sleepers are no
-	 * waiters of it; beyond MAX_MOVED_FUTEXES they are not told apart */
+	/* futexes whose lock changed hands while the victim was off-CPU (a sleeper of one
+	 * got through then) or that it released just before t0: the victim held none of
+	 * them at t0, and their sleepers are no waiters of it; beyond MAX_MOVED_FUTEXES
+	 * they are not told apart */
 	uint64_t moved_uaddr[MAX_MOVED_FUTEXES];
 	uint16_t nr_moved;
 	/* the futex of its first waiter: the lock it held, whose every sleeper since before
