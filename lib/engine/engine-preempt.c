@@ -401,9 +401,12 @@ void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task
 	struct open_preempt *o;
 	int32_t idx;
 
-	if (prev && e->nr_off_rec && c->known && c->since_exact && c->curr == prev->pid) {
+	if (prev && e->nr_off_rec && c->known && c->curr == prev->pid) {
+		/* after an untraced switch-in, since is the first event seen of prev: its run
+		 * was at least that long (a 2.3 ms run so seen was one run's 9.9 ms of false
+		 * spinning-waiter cost, tests/integration/50-lhp-truth.t) */
 		spin_run_ended(e, prev, c->since, ev->ts_ns);
-		if (prev->futex_fresh)
+		if (prev->futex_fresh && c->since_exact)
 			futex_run_ended(e, prev, c->since, ev->ts_ns);
 	}
 	if (prev)
@@ -627,6 +630,14 @@ void preempt_on_woken(struct sl_engine *e, struct sl_task *waker, struct sl_task
 		waker->last_wake_ns = ts;
 		waker->last_wake_uaddr = wakee->state == SL_TASK_SLEEPING ? wakee->sleep_uaddr : 0;
 	}
+	/*
+	 * An exiting task wakes whoever joins it (the kernel's futex wake of the thread id
+	 * glibc's pthread_join sleeps on) and its parent: no lock's waiter. Each thread of
+	 * tests/integration/50-lhp-truth.t's load woke the main thread so at its exit, a
+	 * false LHP costing up to the last preemption's time off-CPU (4 ms in one run).
+	 */
+	if (waker->exiting)
+		return;
 	/*
 	 * The wakee waited on every record in reach: the convoy the waker carries and the
 	 * waker's own preemptions, oldest first. It carries the last one on (chain_rec is one

@@ -361,8 +361,10 @@ static void on_fork(struct sl_engine *e, const struct sl_event *ev)
 	struct sl_task *child = engine_task(e, ev->fork.child_pid, ev->fork.child_comm, ev->ts_ns);
 
 	(void)parent;
-	if (child)
+	if (child) {
 		child->cpu = ev->cpu; /* task_cpu() of a new task is its parent's CPU */
+		child->exiting = false; /* a reused pid */
+	}
 }
 
 /*
@@ -513,9 +515,13 @@ static void feed_one(struct sl_engine *e, const struct sl_event *ev)
 	case SL_EV_FORK:
 		on_fork(e, ev);
 		break;
-	case SL_EV_EXIT:
-		engine_task(e, ev->exit.pid, ev->exit.comm, ev->ts_ns);
+	case SL_EV_EXIT: {
+		struct sl_task *t = engine_task(e, ev->exit.pid, ev->exit.comm, ev->ts_ns);
+
+		if (t)
+			t->exiting = true;
 		break;
+	}
 	case SL_EV_LOST:
 		on_lost(e, ev);
 		break;

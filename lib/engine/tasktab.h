@@ -46,6 +46,7 @@ struct sl_task {
 	uint64_t futex_wait_ns;
 	uint64_t sleep_uaddr;
 	bool futex_fresh; /* its first run since it slept on sleep_uaddr has not ended */
+	bool exiting; /* its sched_process_exit was seen: it now wakes a joiner, no waiter */
 
 	/* the sched_waking that precedes the pending sched_wakeup */
 	uint64_t waking_ns;

@@ -16,13 +16,17 @@
 # "released L" (marked after the release); for a sleeping lock (marked just before the
 # release, "unlocked L" after it) the first of the release's wake of a lock thread (from
 # task context), another thread's "holds L" and "unlocked L" (a preemption at the return of
-# the first marker's write still holds the lock). W waits between its "wants L" and "holds L": for a sleeping lock
+# the first marker's write still holds the lock). Another thread's "holds L" while V is
+# off-CPU shows V had released it before t0 (the lock is exclusive). W waits between its "wants L" and "holds L": for a sleeping lock
 # (mode sleep) while blocked (switched out asleep, not yet woken); for a spinlock (mode
 # spin) spinning or backing off, whatever its state. The truth's waiting time is the sum
 # over such W of the time it so waited within [t0, t1]. A detected LHP is a row of a
 # victim thread with waiters > 0 or spinners > 0.
-# Prints one line: "key=value ..." with the counts, precision, recall and cost ratio.
+# Prints one line: "key=value ..." with the counts, precision, recall and cost ratio. With
+# LHP_TRUTH_DETAIL=N in the environment it also lists on stderr the N costliest false LHPs
+# and missed ones, and the true ones found with most cost missing, to look up in the trace.
 import bisect
+import os
 import re
 import sys
 
@@ -94,6 +98,12 @@ def main():
                 for o, st in state.items():
                     if st == "releasing":
                         state[o] = "released"
+                # the lock is exclusive and a task off-CPU releases nothing: a victim
+                # off-CPU while another takes it had released it before t0 (a spinlock's
+                # holder preempted between its release and its "released L" mark)
+                for o, (t0, held) in open_pre.items():
+                    if held and o != pid:
+                        open_pre[o] = (t0, False)
             if d == "wants":
                 wait_from[pid] = ts
             elif d == "holds" and pid in wait_from:
@@ -183,6 +193,20 @@ def main():
     other_share = other_ns / (span * len(on_cpu)) if span and on_cpu else 0.0
     tp_t = sum(truth[k] for k in tp if k not in untraced)
     tp_ratio = sum(detected[k] for k in tp if k not in untraced) / tp_t if tp_t else 0.0
+    detail = int(os.environ.get("LHP_TRUTH_DETAIL", "0") or 0)
+    if detail:
+        ends = {(t0, v): t1 for t0, v, t1, _ in pre}
+        lists = (
+            ("false", {k: c for k, c in detected.items() if k not in truth}),
+            ("missed", {k: w for k, w in truth.items() if k not in detected}),
+            ("short", {k: truth[k] - detected[k] for k in tp if truth[k] > detected[k]}),
+        )
+        for what, costs in lists:
+            for k in sorted(costs, key=costs.get, reverse=True)[:detail]:
+                t1 = ends.get(k)
+                print("%s t0=%d.%06d victim=%d off_us=%s ns=%d" % (
+                    what, k[0] // 1000000000, k[0] % 1000000000 // 1000, k[1],
+                    (t1 - k[0]) // 1000 if t1 else "?", costs[k]), file=sys.stderr)
     print(
         "threads=%d preemptions=%d rows=%d hub=%d truth=%d detected=%d tp=%d "
         "precision=%.3f recall=%.3f truth_wait_ms=%.1f cost_ms=%.1f cost_ratio=%.3f tp_cost_ratio=%.3f "

@@ -111,6 +111,16 @@ static void wake(int waker_cpu, int pid, int prev_cpu, int target)
 	wake_irq(waker_cpu, pid, prev_cpu, target, 0);
 }
 
+/* the task pid, running on cpu, exits (sched_process_exit) */
+static void exit_of(int cpu, int pid)
+{
+	struct sl_event ev = { .type = SL_EV_EXIT, .cpu = cpu, .common_pid = cur[cpu] };
+
+	ev.exit.pid = pid;
+	snprintf(ev.exit.comm, SL_COMM_LEN, "%s", comm_of(pid));
+	feed(&ev);
+}
+
 static void lost(int cpu, uint64_t count)
 {
 	struct sl_event ev = { .type = SL_EV_LOST, .cpu = cpu };
@@ -474,6 +484,8 @@ static void test_lhp(void)
  * 950 is of another group, so no member of V's group runs while V is off-CPU, unless
  * progress: postgres 605 runs 300 us of it. sleepers: 602 and 603 asleep from 2.2 and 2.4 ms.
  */
+static bool progress_untraced; /* lhp_scene's progress, seen after an untraced switch */
+
 static void lhp_scene(bool progress, bool sleepers)
 {
 	v_runs_w1_sleeps();
@@ -496,6 +508,17 @@ static void lhp_scene(bool progress, bool sleepers)
 	if (progress) {
 		T = 3500000;
 		sw(9, 'S', 605);
+		T = 3800000;
+		sw(9, 'S', 0);
+	}
+	if (progress_untraced) {
+		/* the switch to 605 is not traced: it is first seen at 3.5 ms, waking a task
+		 * from a hard irq (its CPU's timer), and switches out at 3.8 ms */
+		T = 3400000;
+		sw(9, 'S', 960);
+		cur[9] = 605;
+		T = 3500000;
+		wake_irq(9, 961, 10, 10, SL_IRQ_HARD);
 		T = 3800000;
 		sw(9, 'S', 0);
 	}
@@ -558,6 +581,12 @@ static void test_lhp_context(void)
 	wake(4, 601, 6, 6);
 	ok(lhp_finish(600, &p) && p->waiters == 1 && p->spinners == 0,
 	   "the same wakeup from V's task context: a waiter");
+	lhp_scene(false, false);
+	T = 5100000;
+	exit_of(4, 600);
+	wake(4, 601, 6, 6);
+	ok(lhp_finish(600, &p) && p->waiters == 0,
+	   "... made by V after its sched_process_exit (a joiner woken): no waiter");
 
 	/* a spinner's timed wakeup up to the spin horizon after t1 counts, not after */
 	lhp_scene(false, false);
@@ -601,6 +630,13 @@ static void test_lhp_context(void)
 	wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
 	ok(lhp_finish(600, &p) && p->spinners == 0,
 	   "a member that ran 300 us while V was off-CPU: no spinners");
+	progress_untraced = true;
+	lhp_scene(false, false);
+	progress_untraced = false;
+	T = 5100000;
+	wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
+	ok(lhp_finish(600, &p) && p->spinners == 0,
+	   "... seen running 300 us after its switch-in went untraced: no spinners");
 
 	/* handoff: V wakes 602 (its group), which preempts it 5 us later */
 	handoff_scene(5000);
