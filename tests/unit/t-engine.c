@@ -485,6 +485,7 @@ static void test_lhp(void)
  * progress: postgres 605 runs 300 us of it. sleepers: 602 and 603 asleep from 2.2 and 2.4 ms.
  */
 static bool progress_untraced; /* lhp_scene's progress, seen after an untraced switch */
+static bool spinner_seen; /* lhp_scene: 603 spins for V's lock while V is off-CPU */
 
 static void lhp_scene(bool progress, bool sleepers)
 {
@@ -494,6 +495,11 @@ static void lhp_scene(bool progress, bool sleepers)
 		sw(8, 'S', 602);
 		T = 2200000;
 		sw(8, 'S', 0);
+		T = 2300000;
+		sw(9, 'S', 603);
+		T = 2400000;
+		sw(9, 'S', 0);
+	} else if (spinner_seen) { /* 603 only, asleep from 2.4 ms */
 		T = 2300000;
 		sw(9, 'S', 603);
 		T = 2400000;
@@ -509,6 +515,16 @@ static void lhp_scene(bool progress, bool sleepers)
 		T = 3500000;
 		sw(9, 'S', 605);
 		T = 3800000;
+		sw(9, 'S', 0);
+	}
+	if (spinner_seen) {
+		/* 603, asleep from 2.4 ms, is woken by a timer at 4 ms, spins 10 us and sleeps
+		 * again: the lock was still held */
+		T = 4000000;
+		wake_irq(9, 603, 9, 9, SL_IRQ_HARD);
+		T = 4005000;
+		sw(9, 'S', 603);
+		T = 4015000;
 		sw(9, 'S', 0);
 	}
 	if (progress_untraced) {
@@ -567,8 +583,30 @@ static void test_lhp_context(void)
 	T = 5100000;
 	wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
 	ok(lhp_finish(600, &p) && p->waiters == 0, "a hard irq's wakeup has no waker: no waiter");
-	ok(p && p->spinners == 1 && p->spin_cost_ns == 2000000,
-	   "... but a spinner: it slept through t0-t1, woken by a timer (cost t1 - t0)");
+	ok(p && p->spinners == 0,
+	   "... nor a spinner: it slept through V's 2 ms off-CPU, no spinner seen then");
+	spinner_seen = true;
+	lhp_scene(false, false);
+	T = 5100000;
+	wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
+	ok(lhp_finish(600, &p) && p->spinners == 2 && p->spin_cost_ns == 2 * 2000000,
+	   "with 603 timer-woken while V was off-CPU and asleep again at once: two spinners, "
+	   "each costing t1 - t0");
+	spinner_seen = false;
+	/* V off-CPU 0.5 ms, less than s_lock's shortest back-off: no spinner need be seen */
+	v_runs_w1_sleeps();
+	T = 2500000;
+	sw(1, 'S', 950);
+	T = 2600000;
+	wake(1, 951, 4, 4);
+	T = 3000000;
+	sw(4, 'R', 951);
+	T = 3500000;
+	sw(4, 'S', 600);
+	T = 3600000;
+	wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
+	ok(lhp_finish(600, &p) && p->spinners == 1 && p->spin_cost_ns == 500000,
+	   "a timed wakeup after a 0.5 ms preemption: a spinner, cost t1 - t0");
 
 	lhp_scene(false, false);
 	T = 5100000;
@@ -588,17 +626,20 @@ static void test_lhp_context(void)
 	ok(lhp_finish(600, &p) && p->waiters == 0,
 	   "... made by V after its sched_process_exit (a joiner woken): no waiter");
 
-	/* a spinner's timed wakeup up to the spin horizon after t1 counts, not after */
+	/* a spinner's timed wakeup up to the spin horizon after t1 counts, not after (603
+	 * was seen spinning while V was off-CPU) */
+	spinner_seen = true;
 	lhp_scene(false, false);
 	T = 5000000 + 90000000;
 	sw(7, 'S', 960);
 	wake_irq(7, 601, 6, 6, SL_IRQ_HARD);
-	ok(lhp_finish(600, &p) && p->spinners == 1, "a timed wakeup 90 ms after t1: a spinner");
+	ok(lhp_finish(600, &p) && p->spinners == 2, "a timed wakeup 90 ms after t1: a spinner");
 	lhp_scene(false, false);
 	T = 5000000 + 110000000;
 	sw(7, 'S', 960);
 	wake_irq(7, 601, 6, 6, SL_IRQ_HARD);
-	ok(lhp_finish(600, &p) && p->spinners == 0, "110 ms after t1: past the spin horizon");
+	ok(lhp_finish(600, &p) && p->spinners == 1, "110 ms after t1: past the spin horizon");
+	spinner_seen = false;
 
 	/* a timer woke 601 just before t0; it waits for a CPU until 4 ms, spins 10 us and
 	 * sleeps again: a spinner all of V's time off-CPU (not when a task woke it) */
