@@ -479,54 +479,39 @@ static void test_lhp(void)
 }
 
 /*
- * A victim V (postgres 600, cpu 4) preempted at t0 = 3 ms by bash 950 and back at t1 = 5 ms,
- * with postgres 601 asleep on cpu 6 since 2 ms; then whatever the scenario does after t1.
- * 950 is of another group, so no member of V's group runs while V is off-CPU, unless
- * progress: postgres 605 runs 300 us of it. sleepers: 602 and 603 asleep from 2.2 and 2.4 ms.
+ * A victim V (postgres 600, cpu 4) preempted at t0 = 3 ms by bash 950 and back at t1 =
+ * scene_t1 (5 ms), with postgres 601 asleep on cpu 6 since 2 ms; then whatever the scenario
+ * does after t1. 950 is of another group, so no member of V's group runs while V is
+ * off-CPU, unless progress: postgres 605 runs 300 us of it (progress_untraced: the same
+ * after an untraced switch). sleepers: 602 and 603 asleep from 2.2 and 2.4 ms.
+ * spinner_seen: 603 asleep from 2.4 ms, woken by a timer at 4 ms, back asleep at once.
  */
 static bool progress_untraced; /* lhp_scene's progress, seen after an untraced switch */
 static bool spinner_seen; /* lhp_scene: 603 spins for V's lock while V is off-CPU */
+static uint64_t scene_t1 = 5000000; /* lhp_scene: when V runs again */
+
+/* pid runs on cpu from from_ns to to_ns, then sleeps; the CPU goes idle */
+static void run_then_sleep(int cpu, int pid, uint64_t from_ns, uint64_t to_ns)
+{
+	T = from_ns;
+	sw(cpu, 'S', pid);
+	T = to_ns;
+	sw(cpu, 'S', 0);
+}
 
 static void lhp_scene(bool progress, bool sleepers)
 {
 	v_runs_w1_sleeps();
-	if (sleepers) {
-		T = 2100000;
-		sw(8, 'S', 602);
-		T = 2200000;
-		sw(8, 'S', 0);
-		T = 2300000;
-		sw(9, 'S', 603);
-		T = 2400000;
-		sw(9, 'S', 0);
-	} else if (spinner_seen) { /* 603 only, asleep from 2.4 ms */
-		T = 2300000;
-		sw(9, 'S', 603);
-		T = 2400000;
-		sw(9, 'S', 0);
-	}
+	if (sleepers)
+		run_then_sleep(8, 602, 2100000, 2200000);
+	if (sleepers || spinner_seen)
+		run_then_sleep(9, 603, 2300000, 2400000);
 	T = 2500000;
 	sw(1, 'S', 950);
 	T = 2600000;
 	wake(1, 951, 4, 4);
 	T = 3000000;
 	sw(4, 'R', 951);
-	if (progress) {
-		T = 3500000;
-		sw(9, 'S', 605);
-		T = 3800000;
-		sw(9, 'S', 0);
-	}
-	if (spinner_seen) {
-		/* 603, asleep from 2.4 ms, is woken by a timer at 4 ms, spins 10 us and sleeps
-		 * again: the lock was still held */
-		T = 4000000;
-		wake_irq(9, 603, 9, 9, SL_IRQ_HARD);
-		T = 4005000;
-		sw(9, 'S', 603);
-		T = 4015000;
-		sw(9, 'S', 0);
-	}
 	if (progress_untraced) {
 		/* the switch to 605 is not traced: it is first seen at 3.5 ms, waking a task
 		 * from a hard irq (its CPU's timer), and switches out at 3.8 ms */
@@ -538,7 +523,16 @@ static void lhp_scene(bool progress, bool sleepers)
 		T = 3800000;
 		sw(9, 'S', 0);
 	}
-	T = 5000000;
+	if (progress)
+		run_then_sleep(9, 605, 3500000, 3800000);
+	if (spinner_seen) {
+		/* 603, asleep from 2.4 ms, is woken by a timer at 4 ms, spins 10 us and sleeps
+		 * again: the lock was still held */
+		T = 4000000;
+		wake_irq(9, 603, 9, 9, SL_IRQ_HARD);
+		run_then_sleep(9, 603, 4005000, 4015000);
+	}
+	T = scene_t1;
 	sw(4, 'S', 600);
 }
 
@@ -594,15 +588,9 @@ static void test_lhp_context(void)
 	   "each costing t1 - t0");
 	spinner_seen = false;
 	/* V off-CPU 0.5 ms, less than s_lock's shortest back-off: no spinner need be seen */
-	v_runs_w1_sleeps();
-	T = 2500000;
-	sw(1, 'S', 950);
-	T = 2600000;
-	wake(1, 951, 4, 4);
-	T = 3000000;
-	sw(4, 'R', 951);
-	T = 3500000;
-	sw(4, 'S', 600);
+	scene_t1 = 3500000;
+	lhp_scene(false, false);
+	scene_t1 = 5000000;
 	T = 3600000;
 	wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
 	ok(lhp_finish(600, &p) && p->spinners == 1 && p->spin_cost_ns == 500000,
