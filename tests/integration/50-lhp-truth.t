@@ -32,6 +32,7 @@ T=$(mktemp -d)
 I=/sys/kernel/tracing/instances/schedlens.$$
 BUSY=${SL_LHP_BUSY:-2}
 CG=/sys/fs/cgroup/cpu/schedlens-lhp.$$
+need python3 sqlite3 "$LOAD"
 busy_pids=
 cleanup() {
 	[ -n "$busy_pids" ] && kill $busy_pids 2> /dev/null

@@ -57,7 +57,7 @@ need() {
 	local _tap_x
 	for _tap_x; do
 		command -v "$_tap_x" >/dev/null ||
-			skip_all "$_tap_x missing ('make deps' installs the tools, 'make' builds ours)"
+			skip_all "$_tap_x missing ('make deps' installs the tools, 'make check' builds ours)"
 	done
 }
 
