@@ -55,9 +55,6 @@ struct open_preempt {
 	 * the victim was off-CPU: it was not backing off, the victim held nothing it spun
 	 * for */
 	bool spin_progress;
-	/* a spinner of it was woken, or ran after a timed wakeup, while the victim was
-	 * off-CPU and went back to sleep: it found the lock still held */
-	bool spin_seen;
 	/* futexes whose lock changed hands while the victim was off-CPU (a sleeper of one
 	 * got through then) or that it released just before t0: the victim held none of
 	 * them at t0, and their sleepers are no waiters of it; beyond MAX_MOVED_FUTEXES

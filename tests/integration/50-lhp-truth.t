@@ -131,10 +131,10 @@ for mode in ${SL_LHP_MODES:-mutex rwlock cond spin}; do
 	# that changed hands while the victim was off-CPU is no waiter, and every sleeper of
 	# the lock it held is: in 24 recordings of the sleeping locks with busy loops beside
 	# (README) the run's cost was 0.95-1.07 of the truth's, and 0.96-1.11 in this test's
-	# runs here. A spinlock has no futex; its spinners count only when no other member
-	# made progress and, after a preemption longer than the shortest back-off, one was
-	# seen finding the lock held (docs/metrics.md): 0.85-0.98 in 11 runs here, with and
-	# without other imports loading the host (0.80-1.30 before). Judged when the truth's
+	# runs here. A spinlock has no futex; its spinners count when no other member ran
+	# longer than a stretched spin (300 us) while the victim was off-CPU (docs/metrics.md):
+	# 0.94-1.10 in 12 runs here and 0.90-1.19 on the 35 recordings the rules were chosen on
+	# (0.80-1.30 before). Judged when the truth's
 	# waiting is at least 50 ms and other tasks ran at most 0.75 of the CPUs' time
 	# (0.32-0.66 in those runs), else reported as a TODO with the reason. On a quiet host a
 	# run waits 9-26 ms in all; the condition variable, whose holders are preempted mostly
