@@ -174,12 +174,11 @@ static void judge_waiters(struct sl_engine *e, struct open_preempt *o)
 	/*
 	 * Spinners that all slept through a long preemption (none woken while the victim was
 	 * off-CPU) count too. Dropping them after preemptions longer than s_lock's shortest
-	 * back-off (1 ms) was tried, with SPIN_RUN_NS at 100 us: on 35 recordings of
-	 * tests/integration/50-lhp-truth.t's
-	 * spinlock the run's cost went from 0.726-1.154 of the truth's waiting to 0.679-0.985,
-	 * two runs below 0.8 instead of one: such a record is a 20 ms true LHP as often as a
-	 * false one (a victim preempted in its gap while every other thread slept a long
-	 * back-off).
+	 * back-off (1 ms) was tried, with SPIN_RUN_NS at 100 us: on 35 recordings of the
+	 * spinlock of tests/integration/50-lhp-truth.t the run's cost went from 0.726-1.154 of
+	 * the truth's waiting to 0.679-0.985, two runs below 0.8 instead of one. Such a record
+	 * is a 20 ms true LHP as often as a false one (a victim preempted in its gap while
+	 * every other thread slept a long back-off).
 	 */
 	for (int i = 0; i < o->nr_spin && o->resumed && !o->spin_progress; i++) {
 		if (is_hub(e, o->spin_pid[i]))
