@@ -17,9 +17,10 @@
 # release, "unlocked L" after it) the first of the release's wake of a lock thread (from
 # task context), another thread's "holds L" and "unlocked L" (a preemption at the return of
 # the first marker's write still holds the lock). Another thread's "holds L" while V is
-# off-CPU shows V had released it before t0 (the lock is exclusive). W waits between its "wants L" and "holds L": for a sleeping lock
-# (mode sleep) while blocked (switched out asleep, not yet woken); for a spinlock (mode
-# spin) spinning or backing off, whatever its state. The truth's waiting time is the sum
+# off-CPU shows V had released it before t0 (the lock is exclusive). W waits between its
+# "wants L" and "holds L": for a sleeping lock (mode sleep) while blocked (switched out
+# asleep, not yet woken); for a spinlock (mode spin) spinning or backing off, whatever its
+# state. The truth's waiting time is the sum
 # over such W of the time it so waited within [t0, t1]. A detected LHP is a row of a
 # victim thread with waiters > 0 or spinners > 0.
 # Prints one line: "key=value ..." with the counts, precision, recall and cost ratio. With
