@@ -101,7 +101,17 @@ WEB_FILES := $(shell find web -type f ! -name '.*' 2>/dev/null | sort)
 WEB_H := $(O)/gen/web-assets.h
 unitdir ?= /lib/systemd/system
 
-all: $(LIB) $(CLI_BIN) $(DAEMON_BIN)
+# The per-event tables' module as a loadable SQLite extension (ext/schedlens-sql.c), for
+# the sqlite3 shell. Built without sanitizers: it is loaded into programs built without.
+SQL_EXT := $(O)/schedlens-sql.so
+EXT_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -fPIC $(LIB_INC) $(PKG_CFLAGS) $(CPPFLAGS) \
+	$(CFLAGS) -MMD -MP
+
+all: $(LIB) $(CLI_BIN) $(DAEMON_BIN) $(SQL_EXT)
+
+$(SQL_EXT): ext/schedlens-sql.c
+	$(call say,CCLD,$@)
+	$(Q)mkdir -p $(dir $@) && $(CC) $(EXT_CFLAGS) -shared -o $@ $< $(LDFLAGS)
 
 # Migrations are embedded: one C string per schema/NNNN-*.sql, in order.
 $(GEN_H): $(SCHEMA_SQL) scripts/embed-sql

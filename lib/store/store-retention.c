@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Retention by whole chunks. The writer appends each chunked table (sched_slices, wakeups,
- * preemptions, sched_facts; windows and cpu_counts, kept longer) in chunks: contiguous
- * rowid ranges recorded in the `chunks` table in the same transaction as their rows.
+ * Retention by whole chunks. The writer appends each chunked table (the segments of
+ * sched_slices, wakeups, preemptions and sched_facts; windows and cpu_counts, kept
+ * longer) in chunks: contiguous rowid ranges recorded in the `chunks` table in the same transaction as their rows.
  * Deleting a chunk is then a rowid-range delete, which SQLite does by walking the table's
  * B-tree from the first rowid: no index on time is needed on the hot tables (an index
  * would halve insert speed in SQLite 3.40), and the cost is proportional to the rows deleted,
@@ -23,9 +23,13 @@
 #include "store-local.h"
 
 const char *const sl_store_chunk_table[SL_ROW_TYPES] = {
-	[SL_ROW_SLICE] = "sched_slices",   [SL_ROW_WAKEUP] = "wakeups",
-	[SL_ROW_PREEMPT] = "preemptions",  [SL_ROW_TASK] = NULL,
-	[SL_ROW_WINDOW] = "windows",	   [SL_ROW_FACT] = "sched_facts",
+	/* per-event rows: their segments (segment.h), a chunk's rows are the events in them */
+	[SL_ROW_SLICE] = "sched_slices_seg",
+	[SL_ROW_WAKEUP] = "wakeups_seg",
+	[SL_ROW_PREEMPT] = "preemptions_seg",
+	[SL_ROW_TASK] = NULL,
+	[SL_ROW_WINDOW] = "windows",
+	[SL_ROW_FACT] = "sched_facts_seg",
 	[SL_ROW_CPU_COUNT] = "cpu_counts",
 };
 
@@ -279,8 +283,8 @@ int sl_store_retention(struct sl_store *store, const struct sl_retention *policy
 
 /* The tables whose rows belong to a run by their run_id column. */
 static const char *const run_tables[] = {
-	"sched_slices", "wakeups", "preemptions", "sched_facts",   "windows",
-	"cpu_counts",	"tasks",   "wakings",	  "run_cpu_first", "window_bins",
+	"sched_slices_seg", "wakeups_seg",   "preemptions_seg", "sched_facts_seg", "windows",
+	"cpu_counts",	    "tasks",	     "wakings",		"run_cpu_first",   "window_bins",
 };
 
 static int64_t file_bytes(const char *path)

@@ -12,11 +12,12 @@
 #include <time.h>
 
 #include "facts.h"
+#include "segment.h"
 #include "store-local.h"
 
 #define TAKE_MAX 4096 /* rows taken out of the ring per lock */
 #define DROP_SLOTS 8 /* runs whose drops are tracked at once */
-#define MULTI_ROWS 16 /* rows per multi-row INSERT of event rows */
+#define SEG_ROWS 4096 /* rows per event segment at most */
 
 struct qitem {
 	uint8_t type; /* enum sl_row_type */
@@ -67,8 +68,9 @@ struct sl_writer {
 	/* The thread's own. */
 	sqlite3 *db;
 	sqlite3_stmt *ins[SL_ROW_TYPES];
-	sqlite3_stmt *ins_multi[SL_ROW_TYPES]; /* MULTI_ROWS rows at once, event types only */
-	int ncols[SL_ROW_TYPES];
+	/* the per-event rows: a segment per table being filled, written at commit or full */
+	struct sl_seg_buf seg[SL_SEG_KINDS];
+	sqlite3_stmt *seg_ins[SL_SEG_KINDS];
 	sqlite3_stmt *chunk_new, *chunk_set, *drop_add;
 	struct chunk_state chunk[SL_ROW_TYPES], saved[SL_ROW_TYPES];
 	struct qitem batch[TAKE_MAX];
@@ -98,5 +100,8 @@ void *writer_main(void *arg);
 int writer_insert_items(struct sl_writer *w, const struct qitem *items, size_t n, uint64_t now_wall,
 			size_t *ret_used);
 void writer_free_item(struct qitem *it);
+int writer_seg_kind(int type);
+int writer_flush_segments(struct sl_writer *w, uint64_t now_wall);
+void writer_drop_segments(struct sl_writer *w);
 
 #endif

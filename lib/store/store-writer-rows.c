@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The store writer's inserts: binds queued rows to the prepared insert statements (one row,
- * or MULTI_ROWS event rows of one type in one statement) and keeps the open retention
- * chunk of each table up to date with the rowids and times written. Runs on the writer
- * thread (store-writer-thread.c), inside its transactions.
+ * The store writer's inserts. Per-event rows (slices, wakeups, preemptions, facts) are
+ * appended to the open segment of their table (segment.h), written as one row of its
+ * segment table when SEG_ROWS are in it, the run changes or the transaction commits; the
+ * other rows (tasks, windows, CPU counts: few) are bound to the prepared insert
+ * statements one by one. Either way the open retention chunk of each table is kept up to
+ * date with the rowids and times written. Runs on the writer thread
+ * (store-writer-thread.c), inside its transactions.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,104 +23,14 @@ static void bind_opt_int(sqlite3_stmt *st, int col, int64_t v)
 		sqlite3_bind_int64(st, col, v);
 }
 
-static void bind_opt_time(sqlite3_stmt *st, int col, uint64_t v)
-{
-	if (v == SL_REC_NO_TIME)
-		sqlite3_bind_null(st, col);
-	else
-		sqlite3_bind_int64(st, col, (int64_t)v);
-}
-
 /*
- * Binds a row at parameters o + 1, o + 2, ... (o > 0 for the later rows of a multi-row
- * insert); returns its time for the chunk's min/max. Long because it is one flat case per
- * table, each a list of binds in insert_sql[]'s column order: read side by side with that
- * list, one switch is easier to check than seven functions.
+ * Binds a task, window or CPU count row at parameters o + 1, o + 2, ...; returns its time
+ * for the chunk's min/max. One flat case per table, each a list of binds in insert_sql[]'s
+ * column order.
  */
 static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t *blob)
 {
 	switch (it->type) {
-	case SL_ROW_SLICE: {
-		const struct sl_slice_rec *r = &it->slice;
-		char state[3] = { r->end_state, r->end_preempt ? '+' : 0, 0 };
-
-		sqlite3_bind_int64(st, o + 1, r->run_id);
-		sqlite3_bind_int(st, o + 2, r->cpu);
-		sqlite3_bind_int64(st, o + 3, (int64_t)r->start_ns);
-		sqlite3_bind_int64(st, o + 4, (int64_t)r->dur_ns);
-		sqlite3_bind_int(st, o + 5, r->pid);
-		sqlite3_bind_int(st, o + 6, r->prio);
-		if (r->end_state)
-			sqlite3_bind_text(st, o + 7, state, -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(st, o + 7);
-		return (int64_t)r->start_ns;
-	}
-	case SL_ROW_WAKEUP: {
-		const struct sl_wakeup_rec *r = &it->wakeup;
-
-		sqlite3_bind_int64(st, o + 1, r->run_id);
-		sqlite3_bind_int64(st, o + 2, (int64_t)r->ts_ns);
-		sqlite3_bind_int(st, o + 3, r->pid);
-		sqlite3_bind_int(st, o + 4, r->kind);
-		bind_opt_int(st, o + 5, r->waker_pid);
-		bind_opt_int(st, o + 6, r->waker_cpu);
-		bind_opt_int(st, o + 7, r->prev_cpu);
-		sqlite3_bind_int(st, o + 8, r->target_cpu);
-		bind_opt_int(st, o + 9, r->run_cpu);
-		bind_opt_time(st, o + 10, r->latency_ns);
-		sqlite3_bind_int(st, o + 11, r->class_prev);
-		sqlite3_bind_int(st, o + 12, r->class_waker);
-		sqlite3_bind_int(st, o + 13, r->target_state);
-		sqlite3_bind_int(st, o + 14, r->llc_idle);
-		sqlite3_bind_int(st, o + 15, r->missed_idle);
-		sqlite3_bind_int(st, o + 16, r->missed_smt);
-		bind_opt_int(st, o + 17, r->preempted_pid > 0 ? r->preempted_pid : SL_REC_NONE);
-		sqlite3_bind_int(st, o + 18, r->policy_known);
-		sqlite3_bind_int(st, o + 19, r->policy_agree);
-		sqlite3_bind_int(st, o + 20, r->waker_irq);
-		return (int64_t)r->ts_ns;
-	}
-	case SL_ROW_PREEMPT: {
-		const struct sl_preempt_rec *r = &it->preempt;
-
-		sqlite3_bind_int64(st, o + 1, r->run_id);
-		sqlite3_bind_int64(st, o + 2, (int64_t)r->ts_ns);
-		sqlite3_bind_int(st, o + 3, r->cpu);
-		sqlite3_bind_int(st, o + 4, r->victim_pid);
-		sqlite3_bind_int(st, o + 5, r->preemptor_pid);
-		sqlite3_bind_int(st, o + 6, r->cause);
-		bind_opt_time(st, o + 7, r->off_ns);
-		sqlite3_bind_int(st, o + 8, r->same_group);
-		sqlite3_bind_int(st, o + 9, r->hub);
-		sqlite3_bind_int(st, o + 10, r->waiters);
-		sqlite3_bind_int64(st, o + 11, (int64_t)r->lhp_cost_ns);
-		sqlite3_bind_int(st, o + 12, r->delayed_wakeups);
-		sqlite3_bind_int(st, o + 13, r->censored);
-		sqlite3_bind_int(st, o + 14, r->spinners);
-		sqlite3_bind_int64(st, o + 15, (int64_t)r->spin_cost_ns);
-		return (int64_t)r->ts_ns;
-	}
-	case SL_ROW_FACT: {
-		const struct sl_fact_rec *r = &it->fact;
-
-		sqlite3_bind_int64(st, o + 1, r->run_id);
-		sqlite3_bind_int64(st, o + 2, (int64_t)r->ts_ns);
-		sqlite3_bind_int(st, o + 3, (int)r->seq);
-		sqlite3_bind_int(st, o + 4, r->cpu);
-		sqlite3_bind_int(st, o + 5, r->kind);
-		sqlite3_bind_int(st, o + 6, r->common_pid);
-		sqlite3_bind_int(st, o + 7, r->pid);
-		sqlite3_bind_int64(st, o + 8, r->arg1);
-		sqlite3_bind_int(st, o + 9, r->arg2);
-		sqlite3_bind_int(st, o + 10, r->arg3);
-		if (r->txt[0])
-			sqlite3_bind_text(st, o + 11, r->txt, (int)strnlen(r->txt, sizeof(r->txt)),
-					  SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, o + 11);
-		return (int64_t)r->ts_ns;
-	}
 	case SL_ROW_TASK: {
 		const struct sl_task_rec *r = &it->task;
 
@@ -186,49 +100,143 @@ static void chunk_note(struct chunk_state *c, int64_t first_rowid, int64_t last_
 		c->max_ns = max_ns;
 }
 
+int writer_seg_kind(int type)
+{
+	switch (type) {
+	case SL_ROW_SLICE:
+		return SL_SEG_SLICE;
+	case SL_ROW_WAKEUP:
+		return SL_SEG_WAKEUP;
+	case SL_ROW_PREEMPT:
+		return SL_SEG_PREEMPT;
+	case SL_ROW_FACT:
+		return SL_SEG_FACT;
+	default:
+		return -1;
+	}
+}
+
+static const int seg_row_type[SL_SEG_KINDS] = {
+	[SL_SEG_SLICE] = SL_ROW_SLICE,
+	[SL_SEG_WAKEUP] = SL_ROW_WAKEUP,
+	[SL_SEG_PREEMPT] = SL_ROW_PREEMPT,
+	[SL_SEG_FACT] = SL_ROW_FACT,
+};
+
+/* Writes the open segment of kind, if it has rows, as one row of its segment table. */
+static int flush_segment(struct sl_writer *w, int kind, uint64_t now_wall)
+{
+	struct sl_seg_buf *b = &w->seg[kind];
+	sqlite3_stmt *st = w->seg_ins[kind];
+	int64_t rowid;
+	int rc;
+
+	if (!b->rows)
+		return 0;
+	sqlite3_bind_int64(st, 1, b->run_id);
+	sqlite3_bind_int64(st, 2, b->min_ns);
+	sqlite3_bind_int64(st, 3, b->max_ns);
+	sqlite3_bind_int64(st, 4, b->rows);
+	sqlite3_bind_blob(st, 5, b->data, (int)b->len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sl_store_dberr(w->store->path, w->db, rc, "writing rows to");
+	rowid = sqlite3_last_insert_rowid(w->db);
+	chunk_note(&w->chunk[seg_row_type[kind]], rowid, rowid, b->min_ns, b->max_ns, b->rows,
+		   now_wall);
+	sl_seg_reset(b);
+	return 0;
+}
+
+int writer_flush_segments(struct sl_writer *w, uint64_t now_wall)
+{
+	for (int k = 0; k < SL_SEG_KINDS; k++) {
+		int err = flush_segment(w, k, now_wall);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The transaction failed: the rows of the open segments went with it. */
+void writer_drop_segments(struct sl_writer *w)
+{
+	for (int k = 0; k < SL_SEG_KINDS; k++)
+		sl_seg_reset(&w->seg[k]);
+}
+
+/* Appends the rows of one per-event type at the head of items to its open segment. */
+static int append_segment(struct sl_writer *w, int kind, const struct qitem *items, size_t n,
+			  uint64_t now_wall, size_t *ret_used)
+{
+	struct sl_seg_buf *b = &w->seg[kind];
+	int type = items[0].type;
+	int64_t vals[SL_SEG_MAX_COLS];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && items[i].type == type && !err; i++) {
+		const struct qitem *it = &items[i];
+		int64_t run_id = writer_item_run_id(type, &it->slice);
+		const char *txt = NULL;
+
+		if (b->rows && (b->run_id != run_id || b->rows >= SEG_ROWS)) {
+			err = flush_segment(w, kind, now_wall);
+			if (err)
+				break;
+		}
+		b->run_id = run_id;
+		switch (type) {
+		case SL_ROW_SLICE:
+			sl_seg_from_slice(&it->slice, vals);
+			break;
+		case SL_ROW_WAKEUP:
+			sl_seg_from_wakeup(&it->wakeup, vals);
+			break;
+		case SL_ROW_PREEMPT:
+			sl_seg_from_preempt(&it->preempt, vals);
+			break;
+		default:
+			sl_seg_from_fact(&it->fact, vals);
+			txt = it->fact.txt;
+			break;
+		}
+		if (sl_seg_append(b, kind, vals, txt))
+			err = sl_error(-ENOMEM, "writing rows to '%s': out of memory",
+				       w->store->path);
+	}
+	*ret_used = i ? i : 1;
+	return err;
+}
+
 /*
- * Inserts items[0], or MULTI_ROWS of them with one statement when that many event rows
- * of one type follow: a multi-row INSERT saves most of SQLite's per-statement work.
- * *ret_used is the number of items consumed (also on error).
+ * Writes items[0]: a per-event row to its segment, with as many rows of its type as follow;
+ * another row by itself. *ret_used is the number of items consumed (also on error).
  */
 int writer_insert_items(struct sl_writer *w, const struct qitem *items, size_t n, uint64_t now_wall,
 			size_t *ret_used)
 {
 	static __thread uint8_t blob[SL_HIST_BLOB_MAX];
 	int type = items[0].type;
+	int kind = writer_seg_kind(type);
 	sqlite3_stmt *st = w->ins[type];
-	int64_t ts, min_ns, max_ns, rowid;
-	size_t rows = 1;
+	int64_t ts, rowid;
 	int rc;
 
-	if (w->ins_multi[type] && n >= MULTI_ROWS) {
-		while (rows < MULTI_ROWS && items[rows].type == type)
-			rows++;
-		if (rows == MULTI_ROWS)
-			st = w->ins_multi[type];
-		else
-			rows = 1;
-	}
-	*ret_used = rows;
-	min_ns = INT64_MAX;
-	max_ns = INT64_MIN;
-	for (size_t i = 0; i < rows; i++) {
-		ts = bind_row(st, (int)i * w->ncols[type], &items[i], blob);
-		if (ts < min_ns)
-			min_ns = ts;
-		if (ts > max_ns)
-			max_ns = ts;
-	}
+	if (kind >= 0)
+		return append_segment(w, kind, items, n, now_wall, ret_used);
+	*ret_used = 1;
+	ts = bind_row(st, 0, &items[0], blob);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return sl_store_dberr(w->store->path, w->db, rc, "writing rows to");
 	if (!sl_store_chunk_table[type])
 		return 0;
-	/* rows of one INSERT get consecutive rowids: the table's largest rowid + 1, + 2, ... */
 	rowid = sqlite3_last_insert_rowid(w->db);
-	chunk_note(&w->chunk[type], rowid - (int64_t)rows + 1, rowid, min_ns, max_ns, rows,
-		   now_wall);
+	chunk_note(&w->chunk[type], rowid, rowid, ts, ts, 1, now_wall);
 	return 0;
 }
 

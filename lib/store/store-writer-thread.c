@@ -91,7 +91,9 @@ static int commit(struct sl_writer *w, uint64_t now_wall)
 	memset(w->drops, 0, sizeof(w->drops));
 	pthread_mutex_unlock(&w->lock);
 
-	err = save_chunks(w, now_wall, closed);
+	err = writer_flush_segments(w, now_wall);
+	if (!err)
+		err = save_chunks(w, now_wall, closed);
 	for (int i = 0; i < DROP_SLOTS && !err && drops[i].run_id; i++) {
 		sqlite3_bind_int64(w->drop_add, 1, (int64_t)drops[i].count);
 		sqlite3_bind_int64(w->drop_add, 2, drops[i].run_id);
@@ -131,6 +133,7 @@ static void fail(struct sl_writer *w, int err, uint64_t rows)
 
 	sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 	memcpy(w->chunk, w->saved, sizeof(w->chunk));
+	writer_drop_segments(w);
 	w->failed += rows;
 	if (full) {
 		w->full_dropped += rows;

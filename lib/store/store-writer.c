@@ -28,18 +28,8 @@
 #define DEFAULT_RETENTION_MS 10000
 #define DEFAULT_FULL_RETRY_MS 1000
 
+/* The rows inserted one by one; the per-event rows go to segments (store-writer-rows.c). */
 static const char *const insert_sql[SL_ROW_TYPES] = {
-	[SL_ROW_SLICE] = "INSERT INTO sched_slices (run_id, cpu, start_ns, dur_ns, pid, prio, "
-			 "end_state) VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[SL_ROW_WAKEUP] = "INSERT INTO wakeups (run_id, ts_ns, pid, kind, waker_pid, waker_cpu, "
-			  "prev_cpu, target_cpu, run_cpu, latency_ns, class_prev, class_waker, "
-			  "target_state, llc_idle, missed_idle, missed_smt, preempted_pid, "
-			  "policy_known, policy_agree, waker_irq) "
-			  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[SL_ROW_PREEMPT] = "INSERT INTO preemptions (run_id, ts_ns, cpu, victim_pid, "
-			   "preemptor_pid, cause, off_ns, same_group, hub, waiters, lhp_cost_ns, "
-			   "delayed_wakeups, censored, spinners, spin_cost_ns) "
-			   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_TASK] = "INSERT INTO tasks (run_id, pid, tgid, comm, grp, first_ns) "
 			"VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, pid) DO UPDATE SET "
 			"tgid = excluded.tgid, comm = excluded.comm, grp = excluded.grp",
@@ -48,8 +38,6 @@ static const char *const insert_sql[SL_ROW_TYPES] = {
 		"INSERT INTO windows (run_id, grp, start_ns, dur_ns" SL_WINDOW_COLUMNS
 		", lat_count, lat_p50_ns, lat_p99_ns, lat_hist) VALUES (?, ?, ?, ?" SL_WINDOW_PARAMS
 		", ?, ?, ?, ?)",
-	[SL_ROW_FACT] = "INSERT INTO sched_facts (run_id, ts_ns, seq, cpu, kind, common_pid, pid, "
-			"arg1, arg2, arg3, txt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[SL_ROW_CPU_COUNT] = "INSERT INTO cpu_counts (run_id, start_ns, dur_ns, cpu, wakeups, "
 			     "busy, idle, missed_idle) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 };
@@ -187,7 +175,10 @@ static void free_writer(struct sl_writer *w)
 {
 	for (int t = 0; t < SL_ROW_TYPES; t++) {
 		sqlite3_finalize(w->ins[t]);
-		sqlite3_finalize(w->ins_multi[t]);
+	}
+	for (int k = 0; k < SL_SEG_KINDS; k++) {
+		sqlite3_finalize(w->seg_ins[k]);
+		sl_seg_free(&w->seg[k]);
 	}
 	sqlite3_finalize(w->chunk_new);
 	sqlite3_finalize(w->chunk_set);
@@ -209,39 +200,12 @@ static int prepare(struct sl_writer *w, const char *sql, sqlite3_stmt **ret)
 	return 0;
 }
 
-/* insert_sql[t] with MULTI_ROWS value lists. */
-static int prepare_multi(struct sl_writer *w, int t)
-{
-	const char *values = strstr(insert_sql[t], "VALUES ");
-	size_t row_len, len;
-	char *sql;
-	int err;
-
-	if (!values)
-		return sl_error(-EINVAL, "bad insert statement for %s", sl_store_chunk_table[t]);
-	values += strlen("VALUES ");
-	row_len = strlen(values);
-	len = strlen(insert_sql[t]) + (MULTI_ROWS - 1) * (row_len + 2) + 1;
-	sql = malloc(len);
-	if (!sql)
-		return sl_error(-ENOMEM, "starting the writer for '%s': out of memory",
-				w->store->path);
-	strcpy(sql, insert_sql[t]);
-	for (int i = 1; i < MULTI_ROWS; i++) {
-		strcat(sql, ", ");
-		strcat(sql, values);
-	}
-	err = prepare(w, sql, &w->ins_multi[t]);
-	free(sql);
-	return err;
-}
-
 int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 		    struct sl_writer **ret_writer)
 {
 	static const struct sl_retention no_retention;
 	struct sl_writer *w;
-	char sql[96];
+	char sql[128];
 	int err;
 
 	if (store->flags & SL_STORE_RDONLY)
@@ -290,10 +254,15 @@ int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 	if (err)
 		goto free;
 	for (int t = 0; t < SL_ROW_TYPES && !err; t++) {
+		if (!insert_sql[t])
+			continue;
 		err = prepare(w, insert_sql[t], &w->ins[t]);
-		w->ncols[t] = sqlite3_bind_parameter_count(w->ins[t]);
-		if (!err && !long_term(t))
-			err = prepare_multi(w, t);
+	}
+	for (int k = 0; k < SL_SEG_KINDS && !err; k++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO %s (run_id, min_ns, max_ns, rows, data) VALUES (?, ?, ?, ?, ?)",
+			 sl_seg_tables[k].store);
+		err = prepare(w, sql, &w->seg_ins[k]);
 	}
 	if (!err)
 		err = prepare(w,

@@ -274,6 +274,12 @@ reopen:
 	}
 	sqlite3_extended_result_codes(db, 1);
 	sqlite3_busy_timeout(db, busy_ms ? (int)busy_ms : DEFAULT_BUSY_MS);
+	/* the per-event tables are virtual tables over segments (store-segments.c) */
+	rc = sl_store_register_segments(db);
+	if (rc != SQLITE_OK) {
+		err = sl_store_dberr(path, db, rc, "opening");
+		goto close;
+	}
 	/* The first read of the header: a file that is not a database fails here. */
 	sl_error_clear();
 	err = query_int(db, path, "PRAGMA application_id", &app_id);
@@ -480,6 +486,9 @@ int sl_store_open_opts(const char *path, const struct sl_store_opts *opts,
 			steps[i].sql = sl_migrations[i].sql;
 			/* schema 12's bins are summed in C: one bin in memory at a time */
 			steps[i].fill = i + 1 == 12 ? sl_bins_fill_all : NULL;
+			/* schema 13's segments are encoded in C */
+			if (i + 1 == 13)
+				steps[i].fill = sl_segments_fill_all;
 		}
 		err = sl_store_migrate(store->db, path, steps, SL_SCHEMA_VERSION, target);
 		if (err)
