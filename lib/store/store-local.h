@@ -39,8 +39,6 @@ struct sl_store_step {
 int sl_store_dberr(const char *path, sqlite3 *db, int rc, const char *doing);
 
 /* Runs sql (no rows expected); errors through sl_store_dberr. */
-/* store-segments.c: the module of the per-event virtual tables, on one connection */
-int sl_store_register_segments(sqlite3 *db);
 /* store-segments-fill.c: schema 13's migration of the row tables' rows into segments */
 int sl_segments_fill_all(sqlite3 *db);
 

@@ -62,6 +62,14 @@ int sl_store_schema_latest(void);
  */
 struct sqlite3 *sl_store_db(struct sl_store *store);
 
+/*
+ * Registers the module of the per-event tables (sched_slices, wakeups, preemptions,
+ * sched_facts: virtual tables over segments, store-segments.c) on a connection schedlens
+ * did not open, so that SQL on them works there. schedlens's own connections have it.
+ * Returns an SQLite code.
+ */
+int sl_store_register_segments(struct sqlite3 *db);
+
 /* One CPU of a host's topology, as stored in the cpus table. */
 struct sl_cpu_row {
 	int cpu;

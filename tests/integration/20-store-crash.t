@@ -53,7 +53,7 @@ for i in $(seq 1 20); do
 			"[ \"\$(q 'SELECT count(*) FROM sqlite_master')\" = 0 ]"
 	else
 		ok "kill $i: chunks account for every row" \
-			"[ \"\$(q \"SELECT (SELECT count(*) FROM wakeups) - (SELECT coalesce(sum(rows), 0) FROM chunks WHERE tbl = 'wakeups')\")\" = 0 ]"
+			"[ \"\$(q \"SELECT (SELECT count(*) FROM wakeups) - (SELECT coalesce(sum(rows), 0) FROM chunks WHERE tbl = 'wakeups_seg')\")\" = 0 ]"
 	fi
 done
 echo "# $total_committed wakeups committed across 20 kills"

@@ -108,7 +108,7 @@ ok "round trip recorded: lock-holder preemptions to compare" \
 # wakings and wakeups, and of the migrations those a wakeup implies (onto another CPU than the
 # target); re-imported, it gives the same wakeup rows.
 cp "$T/rt-synth.db" "$T/nofacts.db"
-sqlite3 "$T/nofacts.db" "UPDATE runs SET facts = 0 WHERE id = 1; DELETE FROM sched_facts WHERE run_id = 1"
+sqlite3 "$T/nofacts.db" "UPDATE runs SET facts = 0 WHERE id = 1; DELETE FROM sched_facts_seg WHERE run_id = 1"
 counts() { sed -n 's/^wrote [0-9]* lines: \([0-9]*\) switches, \([0-9]*\) wakings, \([0-9]*\) wakeups.*/\1 \2 \3/p' "$1"; }
 $S export 1 -d "$T/rt-synth.db" -o /dev/null 2> "$T/facts.err"
 $S export 1 -d "$T/nofacts.db" -o "$T/nofacts.exp" 2> "$T/nofacts.err"

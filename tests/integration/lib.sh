@@ -66,3 +66,9 @@ done_testing() {
 	exit "$_tap_fail"
 }
 
+
+# The per-event tables (sched_slices, wakeups, preemptions, sched_facts) are virtual tables
+# over segments: the sqlite3 shell reads them with the schedlens-sql extension loaded.
+sqlite3() {
+	command sqlite3 -cmd ".load ${SL_BUILD:?}/schedlens-sql" "$@"
+}

@@ -196,7 +196,7 @@ check_tpcb() {
 	local lhp irq
 	lhp=$(sqlite3 "$DB" "SELECT sum(lhp_count) FROM windows WHERE run_id = $run
 		AND grp = 'postgres'")
-	irq=$(sqlite3 "$DB" "SELECT count(*) FROM wakeups WHERE run_id = $run AND waker_irq > 0")
+	irq=$(sqlite3 -cmd ".load $SL_BUILD/schedlens-sql" "$DB" "SELECT count(*) FROM wakeups WHERE run_id = $run AND waker_irq > 0")
 	[ "${lhp:-0}" -gt 0 ] && [ "${irq:-0}" -gt 0 ]
 	ok $? "TPC-B-like pgbench run $run: postgres LHPs (${lhp:-0}) and wakeups from interrupts (${irq:-0})"
 }

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "fixture.h"
+#include "store.h"
 #include "tap.h"
 
 char *fixture_slurp(const char *path, size_t *ret_len)
@@ -84,7 +85,8 @@ int64_t fixture_q_int(const char *path, const char *sql)
 	sqlite3 *db;
 	int64_t v;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sl_store_register_segments(db) != SQLITE_OK) {
 		sqlite3_close(db);
 		return -998;
 	}

@@ -58,10 +58,10 @@ static struct sl_store *fill(const char *name, int chunks, int open_rows, int64_
 	is_int(sl_writer_stop(w), 0, "%s: %d chunks written", name, chunks);
 	sqlite3_exec(sl_store_db(st),
 		     "UPDATE chunks SET closed_wall = (min_ns / 100 + 1) * 1000000000 "
-		     "WHERE tbl = 'wakeups' AND closed_wall IS NOT NULL;"
+		     "WHERE tbl = 'wakeups_seg' AND closed_wall IS NOT NULL;"
 		     "UPDATE chunks SET closed_wall = (min_ns / 1000000000 + 1) * 1000000000 "
 		     "WHERE tbl = 'windows';"
-		     "UPDATE chunks SET closed_wall = NULL WHERE tbl = 'wakeups' AND rows < 100",
+		     "UPDATE chunks SET closed_wall = NULL WHERE tbl = 'wakeups_seg' AND rows < 100",
 		     NULL, NULL, NULL);
 	*ret_run = run;
 	return st;
@@ -75,11 +75,12 @@ static void test_expiry(void)
 	struct sl_retention p = { .event_keep_ns = 5 * SEC, .window_keep_ns = 100 * SEC };
 	struct sl_retention_stats s;
 
-	is_int(fixture_q_int_db(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups'"), 11,
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups_seg'"), 11,
 	       "10 closed + 1 open wakeup chunks");
-	is_int(fixture_q_int_db(db, "SELECT count(*) FROM chunks WHERE tbl = 'wakeups' AND "
-				    "last_rowid - first_rowid + 1 = rows"),
-	       11, "each chunk is a contiguous rowid range");
+	is_int(fixture_q_int_db(db, "SELECT count(*) FROM chunks c WHERE tbl = 'wakeups_seg' AND "
+				    "rows = (SELECT sum(rows) FROM wakeups_seg WHERE id BETWEEN "
+				    "c.first_rowid AND c.last_rowid)"),
+	       11, "each chunk is a contiguous range of segments holding its rows");
 	/* now = 10.5 s: chunks closed at 1..5 s are older than 5.5 s ago */
 	is_int(sl_store_retention(st, &p, 10 * SEC + SEC / 2, &s), 0, "retention runs");
 	is_int((int64_t)s.chunks_deleted, 5, "exactly the 5 expired chunks deleted");

@@ -173,7 +173,7 @@ static void test_rows(void)
 		sqlite3_finalize(q);
 		sqlite3_close(db);
 	}
-	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups'"), 1000,
+	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups_seg'"), 1000,
 	       "chunks account for every wakeup row");
 	is_int(sl_writer_stop(w), 0, "stop");
 	sl_store_close(st);
@@ -397,7 +397,7 @@ static void test_disk_full(void)
 	sl_store_close(st);
 	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups"), committed,
 	       "every committed row is there");
-	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups'"), committed,
+	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups_seg'"), committed,
 	       "and the chunks agree");
 	is_int(fixture_q_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE "
 				   "integrity_check = 'ok'"),
