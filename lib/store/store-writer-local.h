@@ -15,7 +15,7 @@
 #include "segment.h"
 #include "store-local.h"
 
-#define TAKE_MAX 4096 /* rows taken out of the ring per lock */
+#define TAKE_MAX 4096 /* rows the thread writes per batch */
 #define DROP_SLOTS 8 /* runs whose drops are tracked at once */
 #define SEG_ROWS 4096 /* rows per event segment at most */
 
@@ -73,7 +73,6 @@ struct sl_writer {
 	sqlite3_stmt *seg_ins[SL_SEG_KINDS];
 	sqlite3_stmt *chunk_new, *chunk_set, *drop_add;
 	struct chunk_state chunk[SL_ROW_TYPES], saved[SL_ROW_TYPES];
-	struct qitem batch[TAKE_MAX];
 	uint64_t written[SL_ROW_TYPES], failed, commits, chunks_deleted;
 	/* the disk is full: rows are dropped unwritten until next_try (monotonic ms) */
 	bool full;
