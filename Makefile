@@ -14,8 +14,9 @@ prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 mandir ?= $(prefix)/share/man
 datadir ?= $(prefix)/share
-# schedlens lab's scripts (tests/lab in the source tree)
-labdir ?= $(prefix)/lib/schedlens/lab
+# the schedlens-sql extension (ext/); schedlens lab's scripts (tests/lab in the source tree)
+pkglibdir ?= $(prefix)/lib/schedlens
+labdir ?= $(pkglibdir)/lab
 LAB_SCRIPTS := tests/lab/lib.sh tests/lab/run tests/lab/fetch-kernel tests/lab/mkimage \
 	tests/lab/guest-init
 # the unit reads /etc/schedlens/schedlensd.conf whatever the prefix, as packages do
@@ -328,6 +329,8 @@ install: all install-man $(DEFAULT_CONF)
 	sed -e 's|@bindir@|$(bindir)|g' -e 's|@sysconfdir@|$(sysconfdir)|g' \
 		daemon/schedlensd.service.in > $(DESTDIR)$(unitdir)/schedlensd.service
 	chmod 0644 $(DESTDIR)$(unitdir)/schedlensd.service
+	install -d $(DESTDIR)$(pkglibdir)
+	install -m 0644 $(SQL_EXT) $(DESTDIR)$(pkglibdir)/schedlens-sql.so
 	install -d $(DESTDIR)$(labdir)
 	install -m 0755 $(LAB_SCRIPTS) $(DESTDIR)$(labdir)/
 	chmod 0644 $(DESTDIR)$(labdir)/lib.sh

@@ -72,14 +72,8 @@ static int flush(struct fill *f)
 
 	if (!b->rows)
 		return SQLITE_OK;
-	sqlite3_bind_int64(f->ins, 1, b->run_id);
-	sqlite3_bind_int64(f->ins, 2, b->min_ns);
-	sqlite3_bind_int64(f->ins, 3, b->max_ns);
-	sqlite3_bind_int64(f->ins, 4, b->rows);
-	sqlite3_bind_blob(f->ins, 5, b->data, (int)b->len, SQLITE_STATIC);
-	rc = sqlite3_step(f->ins);
-	sqlite3_reset(f->ins);
-	if (rc != SQLITE_DONE)
+	rc = sl_store_seg_insert(f->ins, b);
+	if (rc != SQLITE_OK)
 		return rc;
 	id = sqlite3_last_insert_rowid(f->db);
 	if (f->chunk >= 0) {
@@ -196,10 +190,7 @@ static int fill_kind(sqlite3 *db, int kind)
 	int rc;
 
 	sl_seg_reset(&f.buf);
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO %s (run_id, min_ns, max_ns, rows, data) VALUES (?, ?, ?, ?, ?)",
-		 t->store);
-	rc = sqlite3_prepare_v2(db, sql, -1, &f.ins, NULL);
+	rc = sl_store_seg_prepare(db, kind, &f.ins);
 	if (rc == SQLITE_OK)
 		rc = load_chunks(&f, t->name);
 	if (rc == SQLITE_OK)

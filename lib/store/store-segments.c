@@ -332,3 +332,27 @@ int sl_store_register_segments(sqlite3 *db)
 {
 	return sqlite3_create_module_v2(db, "schedlens_segments", &seg_module, NULL, NULL);
 }
+
+int sl_store_seg_prepare(sqlite3 *db, int kind, sqlite3_stmt **ret)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO %s (run_id, min_ns, max_ns, rows, data) VALUES (?, ?, ?, ?, ?)",
+		 sl_seg_tables[kind].store);
+	return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, ret, NULL);
+}
+
+int sl_store_seg_insert(sqlite3_stmt *ins, const struct sl_seg_buf *b)
+{
+	int rc;
+
+	sqlite3_bind_int64(ins, 1, b->run_id);
+	sqlite3_bind_int64(ins, 2, b->min_ns);
+	sqlite3_bind_int64(ins, 3, b->max_ns);
+	sqlite3_bind_int64(ins, 4, b->rows);
+	sqlite3_bind_blob(ins, 5, b->data, (int)b->len, SQLITE_STATIC);
+	rc = sqlite3_step(ins);
+	sqlite3_reset(ins);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}

@@ -127,20 +127,13 @@ static const int seg_row_type[SL_SEG_KINDS] = {
 static int flush_segment(struct sl_writer *w, int kind, uint64_t now_wall)
 {
 	struct sl_seg_buf *b = &w->seg[kind];
-	sqlite3_stmt *st = w->seg_ins[kind];
 	int64_t rowid;
 	int rc;
 
 	if (!b->rows)
 		return 0;
-	sqlite3_bind_int64(st, 1, b->run_id);
-	sqlite3_bind_int64(st, 2, b->min_ns);
-	sqlite3_bind_int64(st, 3, b->max_ns);
-	sqlite3_bind_int64(st, 4, b->rows);
-	sqlite3_bind_blob(st, 5, b->data, (int)b->len, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	rc = sl_store_seg_insert(w->seg_ins[kind], b);
+	if (rc != SQLITE_OK)
 		return sl_store_dberr(w->store->path, w->db, rc, "writing rows to");
 	rowid = sqlite3_last_insert_rowid(w->db);
 	chunk_note(&w->chunk[seg_row_type[kind]], rowid, rowid, b->min_ns, b->max_ns, b->rows,

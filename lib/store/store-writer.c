@@ -205,7 +205,7 @@ int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 {
 	static const struct sl_retention no_retention;
 	struct sl_writer *w;
-	char sql[128];
+	char sql[96];
 	int err;
 
 	if (store->flags & SL_STORE_RDONLY)
@@ -267,10 +267,10 @@ int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 		err = prepare(w, insert_sql[t], &w->ins[t]);
 	}
 	for (int k = 0; k < SL_SEG_KINDS && !err; k++) {
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO %s (run_id, min_ns, max_ns, rows, data) VALUES (?, ?, ?, ?, ?)",
-			 sl_seg_tables[k].store);
-		err = prepare(w, sql, &w->seg_ins[k]);
+		int rc = sl_store_seg_prepare(w->db, k, &w->seg_ins[k]);
+
+		if (rc != SQLITE_OK)
+			err = sl_store_dberr(w->store->path, w->db, rc, "preparing the writer for");
 	}
 	if (!err)
 		err = prepare(w,

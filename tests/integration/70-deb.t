@@ -42,7 +42,8 @@ for f in /usr/bin/schedlens /usr/bin/schedlensd /usr/share/man/man1/schedlens.1.
 	/etc/schedlens/schedlensd.conf /usr/share/doc/schedlens/copyright \
 	/usr/share/schedlens/prometheus/schedlens-rules.yml /usr/lib/schedlens/lab/run \
 	/usr/lib/schedlens/lab/fetch-kernel /usr/lib/schedlens/lab/mkimage \
-	/usr/lib/schedlens/lab/guest-init /usr/lib/schedlens/lab/lib.sh; do
+	/usr/lib/schedlens/lab/guest-init /usr/lib/schedlens/lab/lib.sh \
+	/usr/lib/schedlens/schedlens-sql.so; do
 	ok "the package holds $f" 'grep -qx -- "$f" "$tmp/files"'
 done
 dpkg-deb -e "$deb" "$tmp/control"
@@ -59,6 +60,13 @@ ok "dpkg-deb -x unpacks the package into a fresh root" '[ $? -eq 0 ]'
 "$root/usr/bin/schedlens" --help >"$tmp/help" 2>&1
 ok "schedlens --help from the fresh root exits 0" '[ $? -eq 0 ]' || sed 's/^/# /' "$tmp/help"
 ok "schedlens --help lists the commands" 'grep -q "^commands:" "$tmp/help"'
+# the sqlite3 shell reads the per-event tables through the packaged extension
+"$root/usr/bin/schedlens" import "$SL_SRC/tests/fixtures/guest16-import-v7z.dat" -o "$tmp/x.db" \
+	>/dev/null 2>&1
+n=$(command sqlite3 -cmd ".load $root/usr/lib/schedlens/schedlens-sql" "$tmp/x.db" \
+	"SELECT count(*) FROM wakeups" 2>&1)
+ok "sqlite3 with the packaged schedlens-sql extension reads wakeups ($n rows)" \
+	'[ "${n:-0}" -gt 0 ] 2>/dev/null'
 "$root/usr/bin/schedlensd" --print-config --config "$root/etc/schedlens/schedlensd.conf" \
 	>"$tmp/config" 2>&1
 ok "schedlensd --print-config with the shipped config exits 0" '[ $? -eq 0 ]' ||
