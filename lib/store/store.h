@@ -233,7 +233,7 @@ enum sl_row_type {
 };
 
 struct sl_writer_opts {
-	size_t capacity; /* rows queued; default 65536. The last 1/8 is kept for tasks,
+	size_t capacity; /* rows queued; default 131072. The last 1/8 is kept for tasks,
 				     windows and CPU counts: event rows are dropped first */
 	unsigned int commit_ms; /* commit at least this often; default 250 */
 	size_t commit_rows; /* or after this many rows; default 200000 */

@@ -311,9 +311,10 @@ int main(void)
 	if (err)
 		return fail(err);
 
-	bytes = q_int(sl_store_db(st), "SELECT sum(pgsize) FROM dbstat WHERE name = 'wakeups'");
-	printf("store: wakeups table %.1f MB: %.1f bytes per wakeup row\n", (double)bytes / 1e6,
-	       (double)bytes / ROWS);
+	bytes = q_int(sl_store_db(st), "SELECT sum(pgsize) FROM dbstat WHERE name IN "
+					"('wakeups_seg', 'wakeups_seg_run')");
+	printf("store: wakeups (segments and index) %.1f MB: %.1f bytes per wakeup row\n",
+	       (double)bytes / 1e6, (double)bytes / ROWS);
 	bytes = q_int(sl_store_db(st), "SELECT sum(pgsize) FROM dbstat WHERE name IN "
 				       "('windows', 'windows_by_run')");
 	printf("store: windows table + index: %.0f bytes per window row (histogram of 90 k "
