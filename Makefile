@@ -293,7 +293,7 @@ pkgcheck:
 	@$(PKG_CONFIG) --exists '$(PKGS)' || { echo "missing libraries: '$(PKGS)'; run 'make deps' as root first" >&2; exit 1; }
 
 FORMAT_FILES = $(sort $(wildcard lib/*/*.[ch] cli/*.[ch] daemon/*.[ch] tests/unit/*.[ch] \
-	tests/helpers/*.[ch] tests/synth/*.[ch] tests/bench/*.[ch] tests/fuzz/*.[ch]))
+	tests/helpers/*.[ch] tests/synth/*.[ch] tests/bench/*.[ch] tests/fuzz/*.[ch] ext/*.c))
 # schema/README.md's windows table, rewritten from lib/common/window-counters.h (t-window-counters
 # fails while they differ)
 schema-doc: $(O)/tests/unit/t-window-counters

@@ -10,38 +10,39 @@
 #include "facts.h"
 #include "segment.h"
 
-#define INT_NN "INTEGER NOT NULL"
-#define COL(n, d) { .name = #n, .decl = d }
+#define NN "INTEGER NOT NULL"
+#define INT "INTEGER"
 
 /* The columns after run_id, in the order and with the declarations of schemas 1-12. */
 static const struct sl_seg_col slice_cols[] = {
-	COL(cpu, INT_NN),     COL(start_ns, INT_NN), COL(dur_ns, INT_NN),
-	COL(pid, INT_NN),     COL(prio, "INTEGER"),  { .name = "end_state", .decl = "TEXT", .text = true },
+	{ "cpu", NN }, { "start_ns", NN }, { "dur_ns", NN },
+	{ "pid", NN }, { "prio", INT },	   { "end_state", "TEXT", true },
 };
 
 static const struct sl_seg_col wakeup_cols[] = {
-	COL(ts_ns, INT_NN),	  COL(pid, INT_NN),	    COL(kind, INT_NN),
-	COL(waker_pid, "INTEGER"), COL(waker_cpu, "INTEGER"), COL(prev_cpu, "INTEGER"),
-	COL(target_cpu, INT_NN),  COL(run_cpu, "INTEGER"),   COL(latency_ns, "INTEGER"),
-	COL(class_prev, INT_NN),  COL(class_waker, INT_NN),  COL(target_state, INT_NN),
-	COL(llc_idle, INT_NN),	  COL(missed_idle, INT_NN),  COL(missed_smt, INT_NN),
-	COL(preempted_pid, "INTEGER"), COL(policy_known, INT_NN), COL(policy_agree, INT_NN),
-	COL(waker_irq, INT_NN),
+	{ "ts_ns", NN },	  { "pid", NN },	  { "kind", NN },
+	{ "waker_pid", INT },	  { "waker_cpu", INT },	  { "prev_cpu", INT },
+	{ "target_cpu", NN },	  { "run_cpu", INT },	  { "latency_ns", INT },
+	{ "class_prev", NN },	  { "class_waker", NN },  { "target_state", NN },
+	{ "llc_idle", NN },	  { "missed_idle", NN },  { "missed_smt", NN },
+	{ "preempted_pid", INT }, { "policy_known", NN }, { "policy_agree", NN },
+	{ "waker_irq", NN },
 };
 
 static const struct sl_seg_col preempt_cols[] = {
-	COL(ts_ns, INT_NN),	    COL(cpu, INT_NN),	      COL(victim_pid, INT_NN),
-	COL(preemptor_pid, INT_NN), COL(cause, INT_NN),	      COL(off_ns, "INTEGER"),
-	COL(same_group, INT_NN),    COL(hub, INT_NN),	      COL(waiters, INT_NN),
-	COL(lhp_cost_ns, INT_NN),   COL(delayed_wakeups, INT_NN), COL(censored, INT_NN),
-	COL(spinners, INT_NN),	    COL(spin_cost_ns, INT_NN),
+	{ "ts_ns", NN },	   { "cpu", NN },
+	{ "victim_pid", NN },	   { "preemptor_pid", NN },
+	{ "cause", NN },	   { "off_ns", INT },
+	{ "same_group", NN },	   { "hub", NN },
+	{ "waiters", NN },	   { "lhp_cost_ns", NN },
+	{ "delayed_wakeups", NN }, { "censored", NN },
+	{ "spinners", NN },	   { "spin_cost_ns", NN },
 };
 
 /* txt is not among them: it follows the integers, as length and bytes */
 static const struct sl_seg_col fact_cols[] = {
-	COL(ts_ns, INT_NN), COL(seq, INT_NN),	 COL(cpu, INT_NN),     COL(kind, INT_NN),
-	COL(common_pid, INT_NN), COL(pid, "INTEGER"), COL(arg1, "INTEGER"), COL(arg2, "INTEGER"),
-	COL(arg3, "INTEGER"),
+	{ "ts_ns", NN }, { "seq", NN },	  { "cpu", NN },   { "kind", NN },  { "common_pid", NN },
+	{ "pid", INT },	 { "arg1", INT }, { "arg2", INT }, { "arg3", INT },
 };
 
 #define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -2,13 +2,13 @@
 /*
  * Retention by whole chunks. The writer appends each chunked table (the segments of
  * sched_slices, wakeups, preemptions and sched_facts; windows and cpu_counts, kept
- * longer) in chunks: contiguous rowid ranges recorded in the `chunks` table in the same transaction as their rows.
- * Deleting a chunk is then a rowid-range delete, which SQLite does by walking the table's
- * B-tree from the first rowid: no index on time is needed on the hot tables (an index
- * would halve insert speed in SQLite 3.40), and the cost is proportional to the rows deleted,
- * not to the table. The alternative, a WITHOUT ROWID table keyed by (chunk, ...), inserts
- * about 20% slower (measured likewise). Chunks are aged by the wall time they were closed at, since
- * trace clocks restart with every boot.
+ * longer) in chunks: contiguous rowid ranges recorded in the `chunks` table in the same
+ * transaction as their rows. Deleting a chunk is then a rowid-range delete, which SQLite
+ * does by walking the table's B-tree from the first rowid: no index on time is needed on
+ * the hot tables (an index would halve insert speed in SQLite 3.40), and the cost is
+ * proportional to the rows deleted, not to the table. The alternative, a WITHOUT ROWID
+ * table keyed by (chunk, ...), inserts about 20% slower (measured likewise). Chunks are aged
+ * by the wall time they were closed at, since trace clocks restart with every boot.
  *
  * sl_store_delete_runs() is the other way rows go: a whole run (an interrupted import's
  * leftovers, a run recorded by mistake) with everything derived from it, then VACUUM.
@@ -24,12 +24,9 @@
 
 const char *const sl_store_chunk_table[SL_ROW_TYPES] = {
 	/* per-event rows: their segments (segment.h), a chunk's rows are the events in them */
-	[SL_ROW_SLICE] = "sched_slices_seg",
-	[SL_ROW_WAKEUP] = "wakeups_seg",
-	[SL_ROW_PREEMPT] = "preemptions_seg",
-	[SL_ROW_TASK] = NULL,
-	[SL_ROW_WINDOW] = "windows",
-	[SL_ROW_FACT] = "sched_facts_seg",
+	[SL_ROW_SLICE] = "sched_slices_seg",  [SL_ROW_WAKEUP] = "wakeups_seg",
+	[SL_ROW_PREEMPT] = "preemptions_seg", [SL_ROW_TASK] = NULL,
+	[SL_ROW_WINDOW] = "windows",	      [SL_ROW_FACT] = "sched_facts_seg",
 	[SL_ROW_CPU_COUNT] = "cpu_counts",
 };
 
@@ -283,8 +280,8 @@ int sl_store_retention(struct sl_store *store, const struct sl_retention *policy
 
 /* The tables whose rows belong to a run by their run_id column. */
 static const char *const run_tables[] = {
-	"sched_slices_seg", "wakeups_seg",   "preemptions_seg", "sched_facts_seg", "windows",
-	"cpu_counts",	    "tasks",	     "wakings",		"run_cpu_first",   "window_bins",
+	"sched_slices_seg", "wakeups_seg", "preemptions_seg", "sched_facts_seg", "windows",
+	"cpu_counts",	    "tasks",	   "wakings",	      "run_cpu_first",	 "window_bins",
 };
 
 static int64_t file_bytes(const char *path)

@@ -45,8 +45,8 @@ static int load_chunks(struct fill *f, const char *old)
 	sqlite3_bind_text(st, 1, old, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (f->nr_chunks == alloc) {
-			struct fill_chunk *n = realloc(f->chunks, (alloc = alloc ? alloc * 2 : 64) *
-								   sizeof(*n));
+			struct fill_chunk *n =
+				realloc(f->chunks, (alloc = alloc ? alloc * 2 : 64) * sizeof(*n));
 
 			if (!n) {
 				rc = SQLITE_NOMEM;
@@ -123,7 +123,8 @@ static int encode_rows(struct fill *f, const char *old)
 			if (sqlite3_column_type(st, c + 2) == SQLITE_NULL)
 				vals[c] = SL_SEG_NULL;
 			else if (t->cols[c].text)
-				vals[c] = sl_seg_text_code((const char *)sqlite3_column_text(st, c + 2));
+				vals[c] = sl_seg_text_code(
+					(const char *)sqlite3_column_text(st, c + 2));
 			else
 				vals[c] = sqlite3_column_int64(st, c + 2);
 		}

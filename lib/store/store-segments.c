@@ -229,7 +229,8 @@ static int seg_filter(sqlite3_vtab_cursor *base, int plan, const char *idx_str, 
 		char sql[256];
 		int rc;
 
-		snprintf(sql, sizeof(sql), "SELECT id, run_id, data FROM %s WHERE 1%s%s%s ORDER BY id",
+		snprintf(sql, sizeof(sql),
+			 "SELECT id, run_id, data FROM %s WHERE 1%s%s%s ORDER BY id",
 			 sl_seg_tables[v->kind].store, plan & PLAN_RUN ? " AND run_id = ?" : "",
 			 plan & PLAN_LO ? " AND max_ns >= ?" : "",
 			 plan & PLAN_HI ? " AND min_ns <= ?" : "");

@@ -219,8 +219,8 @@ static void wait_for_rows(struct sl_writer *w, bool in_txn, uint64_t txn_start, 
 /*
  * Under lock: the next up to TAKE_MAX rows, in place at the ring's head (none while paused):
  * the thread writes them from there, and release_batch() gives their slots back. Never
- * past the ring's end, so the batch is one array; copying it out cost a tenth of an
- * import's storing time.
+ * past the ring's end, so the batch is one array; copying it out first showed in a
+ * profile of an import.
  */
 static size_t take_batch(struct sl_writer *w, struct qitem **ret_items)
 {

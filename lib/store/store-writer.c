@@ -264,7 +264,8 @@ int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 	 * only costs fresh pages. 4 MiB instead of the connection's 64 MiB took 15% off a
 	 * hackbench import's CPU time (tests/bench/bench-import, README "Storage").
 	 */
-	err = sl_store_exec(w->db, store->path, "PRAGMA cache_size=-4096", "preparing the writer for");
+	err = sl_store_exec(w->db, store->path, "PRAGMA cache_size=-4096",
+			    "preparing the writer for");
 	if (err)
 		goto free;
 	for (int t = 0; t < SL_ROW_TYPES && !err; t++) {

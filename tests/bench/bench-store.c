@@ -312,7 +312,7 @@ int main(void)
 		return fail(err);
 
 	bytes = q_int(sl_store_db(st), "SELECT sum(pgsize) FROM dbstat WHERE name IN "
-					"('wakeups_seg', 'wakeups_seg_run')");
+				       "('wakeups_seg', 'wakeups_seg_run')");
 	printf("store: wakeups (segments and index) %.1f MB: %.1f bytes per wakeup row\n",
 	       (double)bytes / 1e6, (double)bytes / ROWS);
 	bytes = q_int(sl_store_db(st), "SELECT sum(pgsize) FROM dbstat WHERE name IN "

@@ -23,12 +23,14 @@
 
 static void test_codec(void)
 {
-	static const int64_t extremes[] = { 0, 1, -1, INT64_MAX, INT64_MIN + 1, SL_SEG_NULL,
-					    INT64_MAX, -1, 42, SL_SEG_NULL, INT64_MIN + 1, 0 };
+	static const int64_t extremes[] = {
+		0,	   1,  -1, INT64_MAX,	INT64_MIN + 1, SL_SEG_NULL,
+		INT64_MAX, -1, 42, SL_SEG_NULL, INT64_MIN + 1, 0
+	};
 	enum { ROWS = 5000 };
 	struct sl_seg_buf b = { 0 };
 	struct sl_seg_reader r;
-	int64_t (*rows)[SL_SEG_MAX_COLS] = calloc(ROWS, sizeof(*rows));
+	int64_t(*rows)[SL_SEG_MAX_COLS] = calloc(ROWS, sizeof(*rows));
 	char txt[SL_SEG_TEXT_MAX + 1];
 	int64_t got[SL_SEG_MAX_COLS];
 	int ncols = sl_seg_tables[SL_SEG_FACT].ncols, bad = 0, n = 0, rc;
@@ -115,17 +117,29 @@ static void test_vtab(void)
 	for (int i = 0; i < 2 * RUN_ROWS; i++) {
 		int r = (i / 1000) % 2;
 		struct sl_wakeup_rec wk = {
-			.run_id = run[r], .ts_ns = (uint64_t)i * 1000, .pid = 100 + i % 50,
-			.waker_pid = i % 5 ? 7 : SL_REC_NONE, .waker_cpu = SL_REC_NONE,
-			.prev_cpu = i % 16, .target_cpu = (i + 1) % 16, .run_cpu = SL_REC_NONE,
-			.latency_ns = i % 3 ? (uint64_t)i : SL_REC_NO_TIME, .kind = 1,
+			.run_id = run[r],
+			.ts_ns = (uint64_t)i * 1000,
+			.pid = 100 + i % 50,
+			.waker_pid = i % 5 ? 7 : SL_REC_NONE,
+			.waker_cpu = SL_REC_NONE,
+			.prev_cpu = i % 16,
+			.target_cpu = (i + 1) % 16,
+			.run_cpu = SL_REC_NONE,
+			.latency_ns = i % 3 ? (uint64_t)i : SL_REC_NO_TIME,
+			.kind = 1,
 		};
-		struct sl_slice_rec sl = { .run_id = run[r], .start_ns = (uint64_t)i * 1000,
-					   .dur_ns = 500, .cpu = i % 16, .pid = i % 50,
-					   .prio = 120, .end_state = i % 4 ? 'S' : 'R',
+		struct sl_slice_rec sl = { .run_id = run[r],
+					   .start_ns = (uint64_t)i * 1000,
+					   .dur_ns = 500,
+					   .cpu = i % 16,
+					   .pid = i % 50,
+					   .prio = 120,
+					   .end_state = i % 4 ? 'S' : 'R',
 					   .end_preempt = i % 8 == 0 };
-		struct sl_fact_rec f = { .run_id = run[r], .ts_ns = (uint64_t)i * 1000,
-					 .kind = SL_FACT_COMM, .pid = i };
+		struct sl_fact_rec f = { .run_id = run[r],
+					 .ts_ns = (uint64_t)i * 1000,
+					 .kind = SL_FACT_COMM,
+					 .pid = i };
 
 		snprintf(f.txt, sizeof(f.txt), "t%d", i);
 		sl_writer_push_wakeup(w, &wk);
@@ -168,8 +182,8 @@ static void test_vtab(void)
 	is_int(fixture_q_int_db(db, "SELECT count(*) FROM wakeups WHERE ts_ns > 2500000 AND "
 				    "ts_ns <= 7000000"),
 	       4500, "an open-closed range");
-	is_int(fixture_q_int_db(db, "SELECT pid FROM wakeups WHERE ts_ns = 4321000"), 100 + 4321 % 50,
-	       "a time equality");
+	is_int(fixture_q_int_db(db, "SELECT pid FROM wakeups WHERE ts_ns = 4321000"),
+	       100 + 4321 % 50, "a time equality");
 	is_int(fixture_q_int_db(db, "SELECT count(*) FROM wakeups WHERE ts_ns BETWEEN '1' AND 5"),
 	       0, "a text bound: SQLite's comparison, not the pick, decides");
 	is_int(fixture_q_int_db(db, "SELECT count(*) FROM sched_slices WHERE start_ns >= 19999000"),
@@ -191,11 +205,11 @@ static void test_vtab(void)
 }
 
 /* a checksum of every column, the same through the row tables and the virtual tables */
-#define WAKEUP_SUM                                                                             \
-	"SELECT sum(ts_ns * 3 + pid * 7 + coalesce(latency_ns, -1) * 11 + "                   \
+#define WAKEUP_SUM                                                          \
+	"SELECT sum(ts_ns * 3 + pid * 7 + coalesce(latency_ns, -1) * 11 + " \
 	"coalesce(waker_pid, -5) * 13 + target_cpu) FROM wakeups"
-#define SLICE_SUM                                                                              \
-	"SELECT sum(start_ns + dur_ns * 3 + cpu * 5 + pid * 7 + prio + "                       \
+#define SLICE_SUM                                                        \
+	"SELECT sum(start_ns + dur_ns * 3 + cpu * 5 + pid * 7 + prio + " \
 	"unicode(end_state) * 11 + length(end_state) * 13) FROM sched_slices"
 #define FACT_SUM "SELECT sum(ts_ns + seq * 3 + kind * 5 + length(txt) * 7) FROM sched_facts"
 

@@ -56,13 +56,14 @@ static struct sl_store *fill(const char *name, int chunks, int open_rows, int64_
 		sl_writer_flush(w);
 	}
 	is_int(sl_writer_stop(w), 0, "%s: %d chunks written", name, chunks);
-	sqlite3_exec(sl_store_db(st),
-		     "UPDATE chunks SET closed_wall = (min_ns / 100 + 1) * 1000000000 "
-		     "WHERE tbl = 'wakeups_seg' AND closed_wall IS NOT NULL;"
-		     "UPDATE chunks SET closed_wall = (min_ns / 1000000000 + 1) * 1000000000 "
-		     "WHERE tbl = 'windows';"
-		     "UPDATE chunks SET closed_wall = NULL WHERE tbl = 'wakeups_seg' AND rows < 100",
-		     NULL, NULL, NULL);
+	sqlite3_exec(
+		sl_store_db(st),
+		"UPDATE chunks SET closed_wall = (min_ns / 100 + 1) * 1000000000 "
+		"WHERE tbl = 'wakeups_seg' AND closed_wall IS NOT NULL;"
+		"UPDATE chunks SET closed_wall = (min_ns / 1000000000 + 1) * 1000000000 "
+		"WHERE tbl = 'windows';"
+		"UPDATE chunks SET closed_wall = NULL WHERE tbl = 'wakeups_seg' AND rows < 100",
+		NULL, NULL, NULL);
 	*ret_run = run;
 	return st;
 }

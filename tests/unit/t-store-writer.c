@@ -397,8 +397,8 @@ static void test_disk_full(void)
 	sl_store_close(st);
 	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups"), committed,
 	       "every committed row is there");
-	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups_seg'"), committed,
-	       "and the chunks agree");
+	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups_seg'"),
+	       committed, "and the chunks agree");
 	is_int(fixture_q_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE "
 				   "integrity_check = 'ok'"),
 	       1, "integrity_check ok");
