@@ -3,7 +3,7 @@
  * schedlens-sql: a loadable SQLite extension with the module of schedlens's per-event
  * virtual tables (lib/store/store-segments.c), for the sqlite3 shell and other programs:
  *
- *     sqlite3 schedlens.db '.load /usr/lib/schedlens/schedlens-sql' 'SELECT ... FROM wakeups'
+ *     sqlite3 -cmd '.load /usr/lib/schedlens/schedlens-sql' schedlens.db 'SELECT ... FROM wakeups'
  *
  * schedlens registers the module on its own connections; this is the same code built
  * against the extension API (sqlite3ext.h routes every sqlite3_* call through the loading

@@ -7,7 +7,7 @@
  * difference from the same column of the previous row, plus one: 0 is NULL. Times, pids
  * and CPUs change little from row to row, so most columns take one byte, and writing a row
  * is a few dozen instructions instead of a B-tree insert. The row tables the documented SQL
- * reads are virtual tables over the segments (segment-vtab.c).
+ * reads are virtual tables over the segments (store-segments.c).
  */
 #ifndef SL_SEGMENT_H
 #define SL_SEGMENT_H
@@ -27,6 +27,7 @@ enum sl_seg_kind {
 	SL_SEG_KINDS,
 };
 
+#define SL_SEG_ROWS 4096 /* rows per segment at most, as the writer and the migration cut them */
 #define SL_SEG_MAX_COLS 20 /* columns after run_id: wakeups has 19 */
 #define SL_SEG_NULL INT64_MIN /* a NULL column */
 #define SL_SEG_TEXT_MAX 16 /* sched_facts.txt: a comm (SL_COMM_LEN) */

@@ -38,7 +38,6 @@ struct sl_store_step {
  */
 int sl_store_dberr(const char *path, sqlite3 *db, int rc, const char *doing);
 
-/* Runs sql (no rows expected); errors through sl_store_dberr. */
 /* store-segments.c: the insert of a segment of kind (enum sl_seg_kind), and its writing */
 struct sl_seg_buf;
 int sl_store_seg_prepare(sqlite3 *db, int kind, sqlite3_stmt **ret);
@@ -46,6 +45,7 @@ int sl_store_seg_insert(sqlite3_stmt *ins, const struct sl_seg_buf *b);
 /* store-segments-fill.c: schema 13's migration of the row tables' rows into segments */
 int sl_segments_fill_all(sqlite3 *db);
 
+/* Runs sql (no rows expected); errors through sl_store_dberr. */
 int sl_store_exec(sqlite3 *db, const char *path, const char *sql, const char *doing);
 
 /*

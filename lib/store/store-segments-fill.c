@@ -2,7 +2,7 @@
 /*
  * Schema 13's migration (schema/0013-segments.sql): the rows of the row tables
  * sched_slices, wakeups, preemptions and sched_facts, encoded into segments of their
- * <table>_seg in rowid order (one run and one retention chunk per segment, SEG_ROWS rows
+ * <table>_seg in rowid order (one run and one retention chunk per segment, SL_SEG_ROWS rows
  * at most), their chunks moved to the segments' ids; then each row table is dropped and
  * made again as a virtual table over its segments (store-segments.c). One pass over each
  * table, one segment in memory.
@@ -13,8 +13,6 @@
 
 #include "segment.h"
 #include "store-local.h"
-
-#define FILL_SEG_ROWS 4096
 
 struct fill_chunk {
 	int64_t id, first_rowid, last_rowid;
@@ -130,8 +128,8 @@ static int encode_rows(struct fill *f, const char *old)
 		}
 		if (f->kind == SL_SEG_FACT)
 			txt = (const char *)sqlite3_column_text(st, t->ncols + 2);
-		if (f->buf.rows && (f->buf.run_id != run_id || f->chunk != chunk ||
-				    f->buf.rows >= FILL_SEG_ROWS)) {
+		if (f->buf.rows &&
+		    (f->buf.run_id != run_id || f->chunk != chunk || f->buf.rows >= SL_SEG_ROWS)) {
 			rc = flush(f);
 			if (rc != SQLITE_OK)
 				break;
@@ -150,7 +148,7 @@ static int encode_rows(struct fill *f, const char *old)
 }
 
 /* The chunks of the row table now range over segment ids; those left empty go. */
-static int move_chunks(struct fill *f, const char *old)
+static int move_chunks(struct fill *f)
 {
 	sqlite3_stmt *set, *del;
 	int rc = sqlite3_prepare_v2(f->db,
@@ -179,7 +177,6 @@ static int move_chunks(struct fill *f, const char *old)
 	}
 	sqlite3_finalize(set);
 	sqlite3_finalize(del);
-	(void)old;
 	return rc;
 }
 
@@ -197,7 +194,7 @@ static int fill_kind(sqlite3 *db, int kind)
 	if (rc == SQLITE_OK)
 		rc = encode_rows(&f, t->name);
 	if (rc == SQLITE_OK)
-		rc = move_chunks(&f, t->name);
+		rc = move_chunks(&f);
 	sqlite3_finalize(f.ins);
 	sl_seg_free(&f.buf);
 	free(f.chunks);

@@ -22,7 +22,8 @@
 #include "store-local.h"
 #include "segment.h"
 
-#define SEG_ROWID_SHIFT 16 /* a segment holds at most 65536 rows (the writer: SEG_ROWS) */
+#define SEG_ROWID_SHIFT 16 /* a row's index in its segment fits below bit 16 */
+_Static_assert(SL_SEG_ROWS <= 1 << SEG_ROWID_SHIFT, "rowids of two segments would overlap");
 
 /*
  * xBestIndex's plan: which of run_id = ?, time >= ?, time <= ? xFilter's argv holds, in

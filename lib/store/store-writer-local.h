@@ -17,7 +17,6 @@
 
 #define TAKE_MAX 4096 /* rows the thread writes per batch */
 #define DROP_SLOTS 8 /* runs whose drops are tracked at once */
-#define SEG_ROWS 4096 /* rows per event segment at most */
 
 struct qitem {
 	uint8_t type; /* enum sl_row_type */

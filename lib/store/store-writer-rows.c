@@ -2,7 +2,7 @@
 /*
  * The store writer's inserts. Per-event rows (slices, wakeups, preemptions, facts) are
  * appended to the open segment of their table (segment.h), written as one row of its
- * segment table when SEG_ROWS are in it, the run changes or the transaction commits; the
+ * segment table when SL_SEG_ROWS are in it, the run changes or the transaction commits; the
  * other rows (tasks, windows, CPU counts: few) are bound to the prepared insert
  * statements one by one. Either way the open retention chunk of each table is kept up to
  * date with the rowids and times written. Runs on the writer thread
@@ -24,43 +24,43 @@ static void bind_opt_int(sqlite3_stmt *st, int col, int64_t v)
 }
 
 /*
- * Binds a task, window or CPU count row at parameters o + 1, o + 2, ...; returns its time
- * for the chunk's min/max. One flat case per table, each a list of binds in insert_sql[]'s
- * column order.
+ * Binds a task, window or CPU count row to its insert statement; returns its time for the
+ * chunk's min/max. One flat case per table, each a list of binds in insert_sql[]'s column
+ * order.
  */
-static int64_t bind_row(sqlite3_stmt *st, int o, const struct qitem *it, uint8_t *blob)
+static int64_t bind_row(sqlite3_stmt *st, const struct qitem *it, uint8_t *blob)
 {
 	switch (it->type) {
 	case SL_ROW_TASK: {
 		const struct sl_task_rec *r = &it->task;
 
-		sqlite3_bind_int64(st, o + 1, r->run_id);
-		sqlite3_bind_int(st, o + 2, r->pid);
-		bind_opt_int(st, o + 3, r->tgid);
-		sqlite3_bind_text(st, o + 4, r->comm, (int)strnlen(r->comm, sizeof(r->comm)),
+		sqlite3_bind_int64(st, 1, r->run_id);
+		sqlite3_bind_int(st, 2, r->pid);
+		bind_opt_int(st, 3, r->tgid);
+		sqlite3_bind_text(st, 4, r->comm, (int)strnlen(r->comm, sizeof(r->comm)),
 				  SQLITE_STATIC);
-		sqlite3_bind_text(st, o + 5, r->grp, (int)strnlen(r->grp, sizeof(r->grp)),
+		sqlite3_bind_text(st, 5, r->grp, (int)strnlen(r->grp, sizeof(r->grp)),
 				  SQLITE_STATIC);
-		sqlite3_bind_int64(st, o + 6, (int64_t)r->first_ns);
+		sqlite3_bind_int64(st, 6, (int64_t)r->first_ns);
 		return (int64_t)r->first_ns;
 	}
 	case SL_ROW_CPU_COUNT: {
 		const struct sl_cpu_count_rec *r = &it->cpu_count;
 
-		sqlite3_bind_int64(st, o + 1, r->run_id);
-		sqlite3_bind_int64(st, o + 2, (int64_t)r->start_ns);
-		sqlite3_bind_int64(st, o + 3, (int64_t)r->dur_ns);
-		sqlite3_bind_int(st, o + 4, r->cpu);
-		sqlite3_bind_int64(st, o + 5, r->wakeups);
-		sqlite3_bind_int64(st, o + 6, r->busy);
-		sqlite3_bind_int64(st, o + 7, r->idle);
-		sqlite3_bind_int64(st, o + 8, r->missed_idle);
+		sqlite3_bind_int64(st, 1, r->run_id);
+		sqlite3_bind_int64(st, 2, (int64_t)r->start_ns);
+		sqlite3_bind_int64(st, 3, (int64_t)r->dur_ns);
+		sqlite3_bind_int(st, 4, r->cpu);
+		sqlite3_bind_int64(st, 5, r->wakeups);
+		sqlite3_bind_int64(st, 6, r->busy);
+		sqlite3_bind_int64(st, 7, r->idle);
+		sqlite3_bind_int64(st, 8, r->missed_idle);
 		return (int64_t)r->start_ns;
 	}
 	default: {
 		const struct sl_window_rec *r = it->window;
 		const struct sl_hist *h = &r->latency;
-		int c = o + 1;
+		int c = 1;
 
 		sqlite3_bind_int64(st, c++, r->run_id);
 		sqlite3_bind_text(st, c++, r->grp, (int)strnlen(r->grp, sizeof(r->grp)),
@@ -175,7 +175,7 @@ static int append_segment(struct sl_writer *w, int kind, const struct qitem *ite
 		int64_t run_id = writer_item_run_id(type, &it->slice);
 		const char *txt = NULL;
 
-		if (b->rows && (b->run_id != run_id || b->rows >= SEG_ROWS)) {
+		if (b->rows && (b->run_id != run_id || b->rows >= SL_SEG_ROWS)) {
 			err = flush_segment(w, kind, now_wall);
 			if (err)
 				break;
@@ -221,7 +221,7 @@ int writer_insert_items(struct sl_writer *w, const struct qitem *items, size_t n
 	if (kind >= 0)
 		return append_segment(w, kind, items, n, now_wall, ret_used);
 	*ret_used = 1;
-	ts = bind_row(st, 0, &items[0], blob);
+	ts = bind_row(st, &items[0], blob);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
