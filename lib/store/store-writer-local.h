@@ -2,8 +2,8 @@
 /*
  * Private to lib/store-writer*.c: the writer's ring, its thread's statements and open
  * chunks, and the functions its files share. store-writer.c owns the producers' side (push,
- * drop accounting) and the life cycle; store-writer-thread.c the writer thread and its
- * transactions; store-writer-rows.c the binding of queued rows to the insert statements.
+ * the open segments, drop accounting) and the life cycle; store-writer-thread.c the writer
+ * thread and its transactions; store-writer-rows.c the inserts of queued items.
  */
 #ifndef SL_STORE_WRITER_LOCAL_H
 #define SL_STORE_WRITER_LOCAL_H
@@ -15,18 +15,20 @@
 #include "segment.h"
 #include "store-local.h"
 
-#define TAKE_MAX 4096 /* rows the thread writes per batch */
+#define TAKE_MAX 4096 /* items the thread writes per batch */
 #define DROP_SLOTS 8 /* runs whose drops are tracked at once */
+#define SPARE_SEGS 8 /* written segments kept for reuse, their memory with them */
 
+/*
+ * A queued item: a task or CPU count row, a window, or a segment of per-event rows (slices,
+ * wakeups, preemptions or facts, by type), encoded by the producers as they pushed them.
+ */
 struct qitem {
 	uint8_t type; /* enum sl_row_type */
 	union {
-		struct sl_slice_rec slice;
-		struct sl_wakeup_rec wakeup;
-		struct sl_preempt_rec preempt;
 		struct sl_task_rec task;
 		struct sl_window_rec *window; /* owned by the queue: windows are large and rare */
-		struct sl_fact_rec fact;
+		struct sl_seg_buf *seg; /* owned by the queue */
 		struct sl_cpu_count_rec cpu_count;
 	};
 };
@@ -55,7 +57,17 @@ struct sl_writer {
 	pthread_cond_t wake; /* the thread waits for rows, flushes, stop */
 	pthread_cond_t done; /* flushers wait for committed_seq */
 	struct qitem *ring;
-	size_t cap, head, count, event_limit, wake_at;
+	/*
+	 * cap and event_limit count rows, queued or in the open segments; count and wake_at
+	 * items in the ring. Each item holds a row at least, so the ring never overflows.
+	 */
+	size_t cap, head, count, rows, event_limit, wake_at;
+	/* the segment each per-event table's rows are appended to, queued when full */
+	struct sl_seg_buf *open[SL_SEG_KINDS];
+	size_t segs_queued; /* segment items in the ring */
+	/* written segments for the producers to fill again: fresh ones cost page faults */
+	struct sl_seg_buf *spare[SPARE_SEGS];
+	int nspare;
 	bool paused, stopping, sleeping;
 	bool want_drops; /* a flusher waits for the drop counts to be stored */
 	uint64_t pushed_seq, committed_seq, flush_target;
@@ -67,8 +79,6 @@ struct sl_writer {
 	/* The thread's own. */
 	sqlite3 *db;
 	sqlite3_stmt *ins[SL_ROW_TYPES];
-	/* the per-event rows: a segment per table being filled, written at commit or full */
-	struct sl_seg_buf seg[SL_SEG_KINDS];
 	sqlite3_stmt *seg_ins[SL_SEG_KINDS];
 	sqlite3_stmt *chunk_new, *chunk_set, *drop_add;
 	struct chunk_state chunk[SL_ROW_TYPES], saved[SL_ROW_TYPES];
@@ -88,18 +98,17 @@ static inline uint64_t now_mono_ms(void)
 }
 
 /* store-writer.c */
-int64_t writer_item_run_id(int type, const void *rec);
 void writer_add_drops(struct sl_writer *w, int64_t run_id, uint64_t n);
+size_t writer_take_open(struct sl_writer *w, struct qitem *items);
 
 /* store-writer-thread.c: the thread's body (arg: the struct sl_writer) */
 void *writer_main(void *arg);
 
 /* store-writer-rows.c */
-int writer_insert_items(struct sl_writer *w, const struct qitem *items, size_t n, uint64_t now_wall,
-			size_t *ret_used);
-void writer_free_item(struct qitem *it);
+int writer_insert_item(struct sl_writer *w, const struct qitem *it, uint64_t now_wall);
 int writer_seg_kind(int type);
-int writer_flush_segments(struct sl_writer *w, uint64_t now_wall);
-void writer_drop_segments(struct sl_writer *w);
+int64_t writer_item_run_id(const struct qitem *it);
+uint64_t writer_item_rows(const struct qitem *it);
+void writer_free_item_locked(struct sl_writer *w, struct qitem *it);
 
 #endif

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The store writer's inserts. Per-event rows (slices, wakeups, preemptions, facts) are
- * appended to the open segment of their table (segment.h), written as one row of its
- * segment table when SL_SEG_ROWS are in it, the run changes or the transaction commits; the
- * other rows (tasks, windows, CPU counts: few) are bound to the prepared insert
- * statements one by one. Either way the open retention chunk of each table is kept up to
- * date with the rowids and times written. Runs on the writer thread
+ * The store writer's inserts. Per-event rows (slices, wakeups, preemptions, facts) come
+ * encoded by the producers, a segment (segment.h) per queued item, written as one row of
+ * their segment table; the other rows (tasks, windows, CPU counts: few) are bound to the
+ * prepared insert statements one by one. Either way the open retention chunk of each table
+ * is kept up to date with the rowids and times written. Runs on the writer thread
  * (store-writer-thread.c), inside its transactions.
  */
 #include <errno.h>
@@ -116,125 +115,74 @@ int writer_seg_kind(int type)
 	}
 }
 
-static const int seg_row_type[SL_SEG_KINDS] = {
-	[SL_SEG_SLICE] = SL_ROW_SLICE,
-	[SL_SEG_WAKEUP] = SL_ROW_WAKEUP,
-	[SL_SEG_PREEMPT] = SL_ROW_PREEMPT,
-	[SL_SEG_FACT] = SL_ROW_FACT,
-};
-
-/* Writes the open segment of kind, if it has rows, as one row of its segment table. */
-static int flush_segment(struct sl_writer *w, int kind, uint64_t now_wall)
+/* Writes a segment the producers encoded as one row of its segment table. */
+static int insert_segment(struct sl_writer *w, int type, const struct sl_seg_buf *b,
+			  uint64_t now_wall)
 {
-	struct sl_seg_buf *b = &w->seg[kind];
 	int64_t rowid;
-	int rc;
+	int rc = sl_store_seg_insert(w->seg_ins[writer_seg_kind(type)], b);
 
-	if (!b->rows)
-		return 0;
-	rc = sl_store_seg_insert(w->seg_ins[kind], b);
 	if (rc != SQLITE_OK)
 		return sl_store_dberr(w->store->path, w->db, rc, "writing rows to");
 	rowid = sqlite3_last_insert_rowid(w->db);
-	chunk_note(&w->chunk[seg_row_type[kind]], rowid, rowid, b->min_ns, b->max_ns, b->rows,
-		   now_wall);
-	sl_seg_reset(b);
+	chunk_note(&w->chunk[type], rowid, rowid, b->min_ns, b->max_ns, b->rows, now_wall);
 	return 0;
 }
 
-int writer_flush_segments(struct sl_writer *w, uint64_t now_wall)
-{
-	for (int k = 0; k < SL_SEG_KINDS; k++) {
-		int err = flush_segment(w, k, now_wall);
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* The transaction failed: the rows of the open segments went with it. */
-void writer_drop_segments(struct sl_writer *w)
-{
-	for (int k = 0; k < SL_SEG_KINDS; k++)
-		sl_seg_reset(&w->seg[k]);
-}
-
-/* Appends the rows of one per-event type at the head of items to its open segment. */
-static int append_segment(struct sl_writer *w, int kind, const struct qitem *items, size_t n,
-			  uint64_t now_wall, size_t *ret_used)
-{
-	struct sl_seg_buf *b = &w->seg[kind];
-	int type = items[0].type;
-	int64_t vals[SL_SEG_MAX_COLS];
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < n && items[i].type == type && !err; i++) {
-		const struct qitem *it = &items[i];
-		int64_t run_id = writer_item_run_id(type, &it->slice);
-		const char *txt = NULL;
-
-		if (b->rows && (b->run_id != run_id || b->rows >= SL_SEG_ROWS)) {
-			err = flush_segment(w, kind, now_wall);
-			if (err)
-				break;
-		}
-		b->run_id = run_id;
-		switch (type) {
-		case SL_ROW_SLICE:
-			sl_seg_from_slice(&it->slice, vals);
-			break;
-		case SL_ROW_WAKEUP:
-			sl_seg_from_wakeup(&it->wakeup, vals);
-			break;
-		case SL_ROW_PREEMPT:
-			sl_seg_from_preempt(&it->preempt, vals);
-			break;
-		default:
-			sl_seg_from_fact(&it->fact, vals);
-			txt = it->fact.txt;
-			break;
-		}
-		if (sl_seg_append(b, kind, vals, txt))
-			err = sl_error(-ENOMEM, "writing rows to '%s': out of memory",
-				       w->store->path);
-	}
-	*ret_used = i ? i : 1;
-	return err;
-}
-
-/*
- * Writes items[0]: a per-event row to its segment, with as many rows of its type as follow;
- * another row by itself. *ret_used is the number of items consumed (also on error).
- */
-int writer_insert_items(struct sl_writer *w, const struct qitem *items, size_t n, uint64_t now_wall,
-			size_t *ret_used)
+/* Writes one queued item: a segment as one row, another row by itself. */
+int writer_insert_item(struct sl_writer *w, const struct qitem *it, uint64_t now_wall)
 {
 	static __thread uint8_t blob[SL_HIST_BLOB_MAX];
-	int type = items[0].type;
-	int kind = writer_seg_kind(type);
-	sqlite3_stmt *st = w->ins[type];
+	sqlite3_stmt *st = w->ins[it->type];
 	int64_t ts, rowid;
 	int rc;
 
-	if (kind >= 0)
-		return append_segment(w, kind, items, n, now_wall, ret_used);
-	*ret_used = 1;
-	ts = bind_row(st, &items[0], blob);
+	if (writer_seg_kind(it->type) >= 0)
+		return insert_segment(w, it->type, it->seg, now_wall);
+	ts = bind_row(st, it, blob);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return sl_store_dberr(w->store->path, w->db, rc, "writing rows to");
-	if (!sl_store_chunk_table[type])
+	if (!sl_store_chunk_table[it->type])
 		return 0;
 	rowid = sqlite3_last_insert_rowid(w->db);
-	chunk_note(&w->chunk[type], rowid, rowid, ts, ts, 1, now_wall);
+	chunk_note(&w->chunk[it->type], rowid, rowid, ts, ts, 1, now_wall);
 	return 0;
 }
 
-void writer_free_item(struct qitem *it)
+int64_t writer_item_run_id(const struct qitem *it)
 {
-	if (it->type == SL_ROW_WINDOW)
+	switch (it->type) {
+	case SL_ROW_TASK:
+		return it->task.run_id;
+	case SL_ROW_CPU_COUNT:
+		return it->cpu_count.run_id;
+	case SL_ROW_WINDOW:
+		return it->window->run_id;
+	default:
+		return it->seg->run_id;
+	}
+}
+
+/* The rows an item holds: a segment's, else one. */
+uint64_t writer_item_rows(const struct qitem *it)
+{
+	return writer_seg_kind(it->type) >= 0 ? it->seg->rows : 1;
+}
+
+/* Under lock: frees a written or dropped item; a segment is kept for reuse if there is room. */
+void writer_free_item_locked(struct sl_writer *w, struct qitem *it)
+{
+	if (it->type == SL_ROW_WINDOW) {
 		free(it->window);
+	} else if (writer_seg_kind(it->type) >= 0) {
+		if (w->nspare < SPARE_SEGS) {
+			sl_seg_reset(it->seg);
+			w->spare[w->nspare++] = it->seg;
+			return;
+		}
+		sl_seg_free(it->seg);
+		free(it->seg);
+	}
 }

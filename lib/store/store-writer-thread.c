@@ -91,9 +91,7 @@ static int commit(struct sl_writer *w, uint64_t now_wall)
 	memset(w->drops, 0, sizeof(w->drops));
 	pthread_mutex_unlock(&w->lock);
 
-	err = writer_flush_segments(w, now_wall);
-	if (!err)
-		err = save_chunks(w, now_wall, closed);
+	err = save_chunks(w, now_wall, closed);
 	for (int i = 0; i < DROP_SLOTS && !err && drops[i].run_id; i++) {
 		sqlite3_bind_int64(w->drop_add, 1, (int64_t)drops[i].count);
 		sqlite3_bind_int64(w->drop_add, 2, drops[i].run_id);
@@ -133,7 +131,6 @@ static void fail(struct sl_writer *w, int err, uint64_t rows)
 
 	sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 	memcpy(w->chunk, w->saved, sizeof(w->chunk));
-	writer_drop_segments(w);
 	w->failed += rows;
 	if (full) {
 		w->full_dropped += rows;
@@ -149,12 +146,14 @@ static void fail(struct sl_writer *w, int err, uint64_t rows)
 }
 
 /*
- * The disk is full and it is not yet time to try again: the batch's rows are dropped
+ * The disk is full and it is not yet time to try again: the items' rows are dropped
  * unwritten (the tracer is never blocked) and counted, against their runs as well, so
  * runs.dropped_rows has them once space returns.
  */
 static void drop_while_full(struct sl_writer *w, struct qitem *items, size_t n)
 {
+	uint64_t rows = 0;
+
 	pthread_mutex_lock(&w->lock);
 	/* a flush after these drops fails too, though no write was tried */
 	if (n && !w->err) {
@@ -162,18 +161,15 @@ static void drop_while_full(struct sl_writer *w, struct qitem *items, size_t n)
 		snprintf(w->errmsg, sizeof(w->errmsg), "%s", w->full_msg);
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct qitem *it = &items[i];
+		uint64_t r = writer_item_rows(&items[i]);
 
-		writer_add_drops(w,
-				 writer_item_run_id(it->type, it->type == SL_ROW_WINDOW ?
-								      (const void *)it->window :
-								      (const void *)&it->slice),
-				 1);
-		writer_free_item(&items[i]);
+		writer_add_drops(w, writer_item_run_id(&items[i]), r);
+		writer_free_item_locked(w, &items[i]);
+		rows += r;
 	}
 	pthread_mutex_unlock(&w->lock);
-	w->failed += n;
-	w->full_dropped += n;
+	w->failed += rows;
+	w->full_dropped += rows;
 }
 
 static void publish_stats(struct sl_writer *w)
@@ -188,19 +184,22 @@ static void publish_stats(struct sl_writer *w)
 }
 
 /*
- * Under lock: sleeps until there are rows enough to wake for, a flush or stop asks, or
- * commit_ms has passed with rows queued (since the open transaction's start if in_txn).
+ * Under lock: sleeps until there are rows enough to wake for (a queued segment, wake_at
+ * items, half the event rows' share), a flush or stop asks, or commit_ms has passed with rows
+ * queued (since the open transaction's start if in_txn). Returns true if that time is up.
  */
-static void wait_for_rows(struct sl_writer *w, bool in_txn, uint64_t txn_start, uint64_t taken)
+static bool wait_for_rows(struct sl_writer *w, bool in_txn, uint64_t txn_start, uint64_t taken)
 {
-	while (!w->stopping && (w->paused || w->count < w->wake_at) && w->flush_target <= taken &&
-	       !w->want_drops) {
+	while (!w->stopping &&
+	       (w->paused || (!w->segs_queued && w->count < w->wake_at &&
+			      w->rows < w->event_limit / 2)) &&
+	       w->flush_target <= taken && !w->want_drops) {
 		struct timespec until;
 		uint64_t deadline = (in_txn ? txn_start : now_mono_ms()) + w->opts.commit_ms;
 		int rc;
 
-		if (!w->paused && w->count && now_mono_ms() >= deadline)
-			break;
+		if (!w->paused && w->rows && now_mono_ms() >= deadline)
+			return true;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += w->opts.commit_ms / 1000;
 		until.tv_nsec += (long)(w->opts.commit_ms % 1000) * 1000000;
@@ -212,12 +211,13 @@ static void wait_for_rows(struct sl_writer *w, bool in_txn, uint64_t txn_start, 
 		rc = pthread_cond_timedwait(&w->wake, &w->lock, &until);
 		w->sleeping = false;
 		if (rc == ETIMEDOUT && !w->paused)
-			break;
+			return true;
 	}
+	return false;
 }
 
 /*
- * Under lock: the next up to TAKE_MAX rows, in place at the ring's head (none while paused):
+ * Under lock: the next up to TAKE_MAX items, in place at the ring's head (none while paused):
  * the thread writes them from there, and release_batch() gives their slots back. Never
  * past the ring's end, so the batch is one array; copying it out first showed in a
  * profile of an import.
@@ -235,11 +235,15 @@ static size_t take_batch(struct sl_writer *w, struct qitem **ret_items)
 	return n;
 }
 
-/* Under lock: the n rows take_batch() gave are written (or dropped); their slots are free. */
-static void release_batch(struct sl_writer *w, size_t n)
+/*
+ * Under lock: the n items take_batch() gave and the open segments taken with them, rows in
+ * all, are written (or dropped); their slots and their share of the queue are free.
+ */
+static void release_batch(struct sl_writer *w, size_t n, uint64_t rows)
 {
 	w->head = (w->head + n) % w->cap;
 	w->count -= n;
+	w->rows -= rows;
 }
 
 /* Between transactions: deletes the chunks retention says are due. */
@@ -275,113 +279,140 @@ static void store_lone_drops(struct sl_writer *w, uint64_t now_wall)
 	pthread_mutex_lock(&w->lock);
 }
 
+/* The thread's open transaction. */
+struct txn {
+	bool open;
+	uint64_t start; /* monotonic ms */
+	uint64_t rows, written[SL_ROW_TYPES];
+};
+
 /* Commits the open transaction: its rows count as written, or all of them failed. */
-static void end_txn(struct sl_writer *w, uint64_t now_wall, uint64_t txn_rows,
-		    const uint64_t *txn_written)
+static void end_txn(struct sl_writer *w, uint64_t now_wall, struct txn *t)
 {
 	int err = commit(w, now_wall);
 
+	t->open = false;
 	if (err) {
-		fail(w, err, txn_rows);
+		fail(w, err, t->rows);
 		return;
 	}
-	for (int t = 0; t < SL_ROW_TYPES; t++)
-		w->written[t] += txn_written[t];
+	for (int type = 0; type < SL_ROW_TYPES; type++)
+		w->written[type] += t->written[type];
 	/* space came back: what is queued is written again */
 	w->full = false;
+}
+
+/*
+ * Writes items in the open transaction (begun if need be) and frees them; a failed write
+ * loses the transaction's rows. While the disk is full and it is not yet time to try again,
+ * drops them instead.
+ */
+static void write_items(struct sl_writer *w, struct qitem *items, size_t n, uint64_t now_wall,
+			bool stopping, struct txn *t)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t rows = writer_item_rows(&items[i]);
+		int err = 0;
+
+		if (w->full && now_mono_ms() < w->next_try && !stopping) {
+			drop_while_full(w, &items[i], n - i);
+			return;
+		}
+		if (!t->open) {
+			err = begin(w);
+			t->open = !err;
+			t->rows = 0;
+			t->start = now_mono_ms();
+			memset(t->written, 0, sizeof(t->written));
+		}
+		if (!err)
+			err = writer_insert_item(w, &items[i], now_wall);
+		t->rows += rows;
+		t->written[items[i].type] += rows;
+		if (items[i].type != SL_ROW_TASK && items[i].type != SL_ROW_CPU_COUNT) {
+			pthread_mutex_lock(&w->lock);
+			writer_free_item_locked(w, &items[i]);
+			pthread_mutex_unlock(&w->lock);
+		}
+		if (err) {
+			fail(w, err, t->open ? t->rows : rows);
+			t->open = false;
+		}
+	}
+}
+
+/* The rows in n items. */
+static uint64_t count_rows(const struct qitem *items, size_t n)
+{
+	uint64_t rows = 0;
+
+	for (size_t i = 0; i < n; i++)
+		rows += writer_item_rows(&items[i]);
+	return rows;
 }
 
 void *writer_main(void *arg)
 {
 	struct sl_writer *w = arg;
-	uint64_t taken = 0, txn_rows = 0, txn_start = 0, last_retention = now_mono_ms();
-	uint64_t txn_written[SL_ROW_TYPES];
-	size_t n_skipped = 0;
-	bool in_txn = false;
+	uint64_t taken = 0, last_retention = now_mono_ms();
+	struct txn t = { 0 };
 
 	pthread_setname_np(pthread_self(), "sl-writer");
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		struct qitem *batch;
-		size_t n = 0, took, remaining;
-		bool flush_wanted, stopping;
-		uint64_t now, now_wall;
+		struct qitem *batch, open[SL_SEG_KINDS];
+		size_t n, n_open = 0;
+		bool flush_wanted, stopping, due;
+		uint64_t now, now_wall, rows, remaining;
 
-		wait_for_rows(w, in_txn, txn_start, taken);
-		took = n = take_batch(w, &batch);
-		remaining = w->count - n;
+		due = wait_for_rows(w, t.open, t.start, taken);
+		n = take_batch(w, &batch);
 		stopping = w->stopping;
 		flush_wanted = w->flush_target > taken || w->want_drops;
+		due = due || flush_wanted || stopping || w->rows >= w->event_limit / 2 ||
+		      (t.open && now_mono_ms() - t.start >= w->opts.commit_ms);
+		/*
+		 * The open segments go too when a commit is due, and only with the whole ring: so
+		 * that `taken` stays the count of the first rows pushed, which flushes wait for.
+		 */
+		if (due && n == w->count && (!w->paused || stopping))
+			n_open = writer_take_open(w, open);
+		rows = count_rows(batch, n);
+		for (size_t i = 0; i < n; i++)
+			w->segs_queued -= writer_seg_kind(batch[i].type) >= 0;
+		rows += count_rows(open, n_open);
+		remaining = w->rows - rows;
 		w->stats.queue_len = remaining;
 		pthread_mutex_unlock(&w->lock);
 
 		now_wall = sl_store_now_wall();
-		if (w->full && now_mono_ms() < w->next_try && !stopping) {
-			drop_while_full(w, batch, n);
-			n_skipped = n;
-			n = 0;
-		}
-		for (size_t i = 0; i < n;) {
-			size_t used = 1;
-			int err = 0;
-
-			if (!in_txn) {
-				err = begin(w);
-				in_txn = !err;
-				txn_rows = 0;
-				txn_start = now_mono_ms();
-				memset(txn_written, 0, sizeof(txn_written));
-			}
-			if (!err)
-				err = writer_insert_items(w, &batch[i], n - i, now_wall, &used);
-			for (size_t j = i; j < i + used; j++) {
-				writer_free_item(&batch[j]);
-				txn_rows++;
-				txn_written[batch[j].type]++;
-			}
-			i += used;
-			if (err) {
-				if (in_txn)
-					fail(w, err, txn_rows);
-				else
-					fail(w, err, 1);
-				in_txn = false;
-				/* the rest of the batch waits for the retry like later ones */
-				if (w->full && i < n) {
-					drop_while_full(w, &batch[i], n - i);
-					break;
-				}
-			}
-		}
-		taken += n + n_skipped;
-		n_skipped = 0;
+		write_items(w, batch, n, now_wall, stopping, &t);
+		write_items(w, open, n_open, now_wall, stopping, &t);
+		taken += rows;
 		now = now_mono_ms();
-		if (in_txn &&
-		    (txn_rows >= w->opts.commit_rows || now - txn_start >= w->opts.commit_ms ||
-		     (remaining == 0 && (flush_wanted || stopping)))) {
-			end_txn(w, now_wall, txn_rows, txn_written);
-			in_txn = false;
-		}
+		if (t.open && (t.rows >= w->opts.commit_rows || now - t.start >= w->opts.commit_ms ||
+			       (remaining == 0 && due)))
+			end_txn(w, now_wall, &t);
 		/* also while full: deleting old chunks frees pages in the file for new rows */
-		if (!in_txn && w->opts.retention_ms &&
-		    now - last_retention >= w->opts.retention_ms) {
+		if (!t.open && w->opts.retention_ms && now - last_retention >= w->opts.retention_ms) {
 			apply_retention(w);
 			last_retention = now;
 		}
 		pthread_mutex_lock(&w->lock);
-		release_batch(w, took);
-		if (!in_txn && w->drops[0].run_id &&
-		    ((flush_wanted && !w->full) || stopping ||
+		release_batch(w, n, rows);
+		/* want_drops as of now: a flush may have asked since this batch was taken */
+		if (!t.open && w->drops[0].run_id &&
+		    (((flush_wanted || w->want_drops) && !w->full) || stopping ||
 		     (w->full && now_mono_ms() >= w->next_try)))
 			store_lone_drops(w, now_wall);
-		if (!in_txn)
+		if (!t.open)
 			w->want_drops = false;
 		publish_stats(w);
-		if (!in_txn) {
+		if (!t.open) {
 			w->committed_seq = taken;
 			pthread_cond_broadcast(&w->done);
 		}
-		if (w->stopping && !w->count && !in_txn && (!w->drops[0].run_id || w->err))
+		if (w->stopping && !w->rows && !t.open && (!w->drops[0].run_id || w->err))
 			break;
 	}
 	pthread_mutex_unlock(&w->lock);

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the store's writer thread on real SQLite files: every row type lands
  * with its values (NULLs for unknowns, the histogram blob), a full queue drops and counts
- * exactly and stores the count in runs.dropped_rows, readers work while it writes, a full
+ * exactly and stores the count in runs.dropped_rows, per-event rows are cut into segments
+ * and none waits in an open one, readers work while it writes, a full
  * disk fails cleanly without losing what was committed, and schema/README.md's example
  * queries answer what they say.
  */
@@ -409,10 +410,97 @@ static void test_disk_full(void)
 	       1, "integrity_check ok");
 }
 
+/* The rows of segment k (in write order) of a segment table, -1 if none. */
+static int64_t seg_rows(const char *path, const char *table, int k)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT coalesce((SELECT rows FROM %s ORDER BY id LIMIT 1 OFFSET %d), -1)", table,
+		 k);
+	return fixture_q_int(path, sql);
+}
+
+/*
+ * Producers encode per-event rows into an open segment per table: queued when it holds
+ * SL_SEG_ROWS or the run changes, taken partly filled by a flush, a commit that is due, and
+ * stop. Nothing pushed waits for the next row of its table.
+ */
+static void test_open_segments(void)
+{
+	struct sl_writer_opts o = { .start_paused = true };
+	int64_t run, run2;
+	struct sl_store *st = new_store("segments.db", &run);
+	const char *path = sl_store_path(st);
+	struct sl_run_meta m = { .kernel_release = "6.18", .host_id = 1 };
+	struct sl_writer *w = NULL;
+	bool pushed = true;
+	int64_t n = 0;
+
+	sl_store_run_begin(st, &m, &run2);
+	if (sl_writer_start(st, &o, &w))
+		return;
+	/* paused: nothing is taken, so the segments are cut where the producer cut them */
+	for (int i = 0; i < 2 * 4096 + 5; i++) {
+		struct sl_wakeup_rec r = wakeup(run, (uint64_t)i, 10);
+		struct sl_slice_rec sl = { .run_id = run, .start_ns = (uint64_t)i, .cpu = 1 };
+
+		pushed &= sl_writer_push_wakeup(w, &r);
+		if (i < 7)
+			pushed &= sl_writer_push_slice(w, &sl);
+	}
+	for (int i = 0; i < 3; i++) {
+		struct sl_wakeup_rec r = wakeup(run2, (uint64_t)i, 11);
+
+		pushed &= sl_writer_push_wakeup(w, &r);
+	}
+	ok(pushed, "every row accepted");
+	sl_writer_resume(w);
+	is_int(sl_writer_flush(w), 0, "flush");
+	is_int(seg_rows(path, "wakeups_seg", 0), 4096, "a full segment");
+	is_int(seg_rows(path, "wakeups_seg", 1), 4096, "another");
+	is_int(seg_rows(path, "wakeups_seg", 2), 5, "the run changed: 5 rows");
+	is_int(seg_rows(path, "wakeups_seg", 3), 3, "the flush took the other run's 3");
+	is_int(seg_rows(path, "sched_slices_seg", 0), 7, "slices in their own segment");
+	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups WHERE pid = 11"), 3,
+	       "the flushed rows are readable");
+	is_int(sl_writer_stop(w), 0, "stop");
+
+	/* a commit that is due takes the open segments: a trickle of rows gets stored */
+	o = (struct sl_writer_opts){ .commit_ms = 20 };
+	if (sl_writer_start(st, &o, &w))
+		return;
+	for (int i = 0; i < 3; i++) {
+		struct sl_wakeup_rec r = wakeup(run2, (uint64_t)(100 + i), 12);
+
+		sl_writer_push_wakeup(w, &r);
+	}
+	/* polled, not timed: committed within commit_ms, allowed a minute on a slow machine */
+	for (int tries = 0; tries < 6000 && n < 3; tries++) {
+		usleep(10000);
+		n = fixture_q_int(path, "SELECT count(*) FROM wakeups WHERE pid = 12");
+	}
+	is_int(n, 3, "3 rows committed without a flush or more rows");
+
+	/* stop writes what is still open */
+	for (int i = 0; i < 4; i++) {
+		struct sl_wakeup_rec r = wakeup(run2, (uint64_t)(200 + i), 13);
+
+		sl_writer_push_wakeup(w, &r);
+	}
+	is_int(sl_writer_stop(w), 0, "stop");
+	is_int(fixture_q_int(path, "SELECT count(*) FROM wakeups WHERE pid = 13"), 4,
+	       "stop stored the open segment's 4 rows");
+	is_int(fixture_q_int(path, "SELECT sum(rows) FROM chunks WHERE tbl = 'wakeups_seg'"),
+	       fixture_q_int(path, "SELECT count(*) FROM wakeups"), "the chunks count every row");
+	sl_store_close(st);
+}
+
 int main(void)
 {
 	test_rows();
 	test_overflow();
+	test_open_segments();
 	test_concurrent_readers();
 	test_disk_full();
 	return done_testing();
