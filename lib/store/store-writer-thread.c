@@ -191,8 +191,8 @@ static void publish_stats(struct sl_writer *w)
 static bool wait_for_rows(struct sl_writer *w, bool in_txn, uint64_t txn_start, uint64_t taken)
 {
 	while (!w->stopping &&
-	       (w->paused || (!w->segs_queued && w->count < w->wake_at &&
-			      w->rows < w->event_limit / 2)) &&
+	       (w->paused ||
+		(!w->segs_queued && w->count < w->wake_at && w->rows < w->event_limit / 2)) &&
 	       w->flush_target <= taken && !w->want_drops) {
 		struct timespec until;
 		uint64_t deadline = (in_txn ? txn_start : now_mono_ms()) + w->opts.commit_ms;
@@ -390,11 +390,12 @@ void *writer_main(void *arg)
 		write_items(w, open, n_open, now_wall, stopping, &t);
 		taken += rows;
 		now = now_mono_ms();
-		if (t.open && (t.rows >= w->opts.commit_rows || now - t.start >= w->opts.commit_ms ||
-			       (remaining == 0 && due)))
+		if (t.open && (t.rows >= w->opts.commit_rows ||
+			       now - t.start >= w->opts.commit_ms || (remaining == 0 && due)))
 			end_txn(w, now_wall, &t);
 		/* also while full: deleting old chunks frees pages in the file for new rows */
-		if (!t.open && w->opts.retention_ms && now - last_retention >= w->opts.retention_ms) {
+		if (!t.open && w->opts.retention_ms &&
+		    now - last_retention >= w->opts.retention_ms) {
 			apply_retention(w);
 			last_retention = now;
 		}

@@ -320,8 +320,8 @@ static void test_concurrent_readers(void)
 	/* At least 30 rounds, then on until the reader has read a few times: under sanitizers on
 	 * a busy machine 30 rounds were once over after 4 reads. The cap keeps a stuck reader
 	 * from looping forever; the checks below then say so. */
-	for (int round = 0; round < 30 || (__atomic_load_n(&a.reads, __ATOMIC_RELAXED) < 6 &&
-					   round < 3000);
+	for (int round = 0;
+	     round < 30 || (__atomic_load_n(&a.reads, __ATOMIC_RELAXED) < 6 && round < 3000);
 	     round++) {
 		for (int i = 0; i < 5000; i++) {
 			struct sl_wakeup_rec r = wakeup(run, (uint64_t)(round * 5000 + i), 1);
