@@ -25,10 +25,11 @@
 #include "store-writer-local.h"
 
 /*
- * Rows queued at most (10 MiB): half a second of a 300 k events/s recording here, which
+ * Rows queued at most (per-event rows encoded, about 20 bytes each; a task, window or CPU
+ * count row an 80-byte ring slot): half a second of a 300 k events/s recording here, which
  * rides out the writer's pauses (a checkpoint's fsync, a CPU busy with the workload). With
  * 65536, `schedlens record -o` of `perf bench sched pipe` (270-300 k events/s) dropped 1% of
- * its rows; with 131072 none in six runs (README "Importing traces").
+ * its rows; with 131072 none in nine runs (README "Importing traces").
  */
 #define DEFAULT_CAPACITY 131072
 #define DEFAULT_COMMIT_MS 250
