@@ -36,7 +36,9 @@ PKG_CONFIG ?= pkg-config
 # libraries before anything is compiled.
 PKG_NAMES := libtracefs libtraceevent sqlite3 libmicrohttpd jansson libtracecmd libzstd libcurl
 PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKG_NAMES)))$(PKG_CFLAGS)
-PKG_LIBS = $(eval PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKG_NAMES)))$(PKG_LIBS)
+# libcurl is not linked: compare-prom.c loads it when a Prometheus query needs it
+# (lib/compare/curl-lazy.h), so that the other commands start without its 29 libraries.
+PKG_LIBS = $(eval PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKG_NAMES))))$(PKG_LIBS)
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -51,7 +53,9 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # CPPFLAGS: dpkg-buildflags puts -D_FORTIFY_SOURCE there (make deb)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(SAN) -D_GNU_SOURCE -pthread $(LIB_INC) -I$(O)/gen \
 	$(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP
-ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
+# --as-needed: a program records a library only if it calls it (the CLI never calls
+# libmicrohttpd, which pulls GnuTLS in)
+ALL_LDFLAGS = $(SAN) -pthread -Wl,--as-needed $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lm
 
 ifeq ($(V),1)

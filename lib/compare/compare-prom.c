@@ -9,7 +9,6 @@
  * the coarse histogram schedlens_wakeup_latency_seconds (hist.h): its buckets' increases are
  * spread over the fine buckets they cover, so quantiles are interpolated within them.
  */
-#include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 
 #include "compare-local.h"
 #include "compare-prom.h"
+#include "curl-lazy.h"
 #include "error.h"
 #include "window-counters.h"
 
@@ -49,6 +49,7 @@ struct side {
 };
 
 struct fetch {
+	const struct sl_curl *cu;
 	CURL *h;
 	const struct sl_fleet_opts *f;
 	char url[1024];
@@ -118,7 +119,7 @@ static void cloexec_leftovers(void)
 /* One query_range; *ret is its data.result array (a new reference). */
 static int query(struct fetch *fe, const char *promql, json_t **ret)
 {
-	char *q = curl_easy_escape(fe->h, promql, 0), post[4096];
+	char *q = fe->cu->easy_escape(fe->h, promql, 0), post[4096];
 	json_t *root, *res;
 	json_error_t je;
 	long code = 0;
@@ -130,17 +131,17 @@ static int query(struct fetch *fe, const char *promql, json_t **ret)
 	snprintf(post, sizeof(post), "query=%s&start=%llu&end=%llu&step=%llu", q,
 		 (unsigned long long)fe->start, (unsigned long long)fe->end,
 		 (unsigned long long)fe->f->step_s);
-	curl_free(q);
+	fe->cu->free(q);
 	free(fe->body);
 	fe->body = NULL;
 	fe->len = 0;
-	curl_easy_setopt(fe->h, CURLOPT_POSTFIELDS, post);
-	rc = curl_easy_perform(fe->h);
+	fe->cu->easy_setopt(fe->h, CURLOPT_POSTFIELDS, post);
+	rc = fe->cu->easy_perform(fe->h);
 	cloexec_leftovers();
 	if (rc != CURLE_OK)
 		return sl_error(-SL_EUSAGE, "cannot query '%s': %s", fe->url,
-				fe->too_big ? "response too large" : curl_easy_strerror(rc));
-	curl_easy_getinfo(fe->h, CURLINFO_RESPONSE_CODE, &code);
+				fe->too_big ? "response too large" : fe->cu->easy_strerror(rc));
+	fe->cu->easy_getinfo(fe->h, CURLINFO_RESPONSE_CODE, &code);
 	root = fe->body ? json_loadb(fe->body, fe->len, 0, &je) : NULL;
 	if (!root)
 		return sl_error(-SL_EUSAGE, "'%s' answered HTTP %ld without a Prometheus JSON body",
@@ -482,18 +483,20 @@ int sl_compare_prom(const struct sl_compare_opts *o, const struct sl_fleet_opts 
 	while (len && f->url[len - 1] == '/')
 		len--;
 	snprintf(fe.url, sizeof(fe.url), "%.*s/api/v1/query_range", (int)len, f->url);
-	if (!(fe.h = curl_easy_init()) || !(d = sl_cmp_data_new()) ||
+	if ((err = sl_curl_load(&fe.cu)))
+		return err;
+	if (!(fe.h = fe.cu->easy_init()) || !(d = sl_cmp_data_new()) ||
 	    !(c = calloc(1, sizeof(*c)))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	curl_easy_setopt(fe.h, CURLOPT_URL, fe.url);
-	curl_easy_setopt(fe.h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(fe.h, CURLOPT_WRITEDATA, &fe);
-	curl_easy_setopt(fe.h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-	curl_easy_setopt(fe.h, CURLOPT_TIMEOUT, f->timeout_s > 0 ? f->timeout_s : 30L);
-	curl_easy_setopt(fe.h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(fe.h, CURLOPT_PROTOCOLS_STR, "http,https");
+	fe.cu->easy_setopt(fe.h, CURLOPT_URL, fe.url);
+	fe.cu->easy_setopt(fe.h, CURLOPT_WRITEFUNCTION, on_data);
+	fe.cu->easy_setopt(fe.h, CURLOPT_WRITEDATA, &fe);
+	fe.cu->easy_setopt(fe.h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	fe.cu->easy_setopt(fe.h, CURLOPT_TIMEOUT, f->timeout_s > 0 ? f->timeout_s : 30L);
+	fe.cu->easy_setopt(fe.h, CURLOPT_NOSIGNAL, 1L);
+	fe.cu->easy_setopt(fe.h, CURLOPT_PROTOCOLS_STR, "http,https");
 	for (int s = 0; s < 2 && !err; s++)
 		err = fetch_side(&fe, f->matcher[s], &sides[s]);
 	for (int s = 0; s < 2 && !err; s++) {
@@ -521,7 +524,7 @@ out:
 	sl_comparison_free(c);
 	sl_cmp_data_free(d);
 	if (fe.h)
-		curl_easy_cleanup(fe.h);
+		fe.cu->easy_cleanup(fe.h);
 	free(fe.body);
 	return err;
 }

@@ -230,4 +230,20 @@ ok "--step 0: exit 2" '[ $? = 2 ]'
 rc=$?
 ok "more steps than Prometheus serves: exit 2 ($(cat "$tmp/e5"))" '[ $rc = 2 ] && grep -q "at most" "$tmp/e5"'
 
+# libcurl is loaded only for --prometheus (lib/compare/curl-lazy.h): hidden in a mount
+# namespace of its own, the query fails with a message naming it and nothing else changes
+hide=""
+for l in libcurl.so.4 libcurl-gnutls.so.4; do
+	p=$(ldconfig -p | awk -v l=$l '$1 == l { print $NF; exit }')
+	[ -n "$p" ] && hide="$hide mount --bind /dev/null $(readlink -f "$p");"
+done
+unshare -m sh -c "$hide \"\$@\"" sh "$SL" diff --prometheus "$prom" --baseline 'kernel="a"' \
+	--candidate 'kernel="b"' >/dev/null 2>"$tmp/e6"
+rc=$?
+ok "libcurl missing: exit 2, names it ($(cat "$tmp/e6"))" \
+	'[ $rc = 2 ] && grep -q "querying Prometheus needs libcurl" "$tmp/e6"'
+ok "libcurl missing: other commands run" \
+	'unshare -m sh -c "$hide \"\$@\"" sh "$SL" --version >/dev/null'
+ok "the CLI does not link libcurl" '! ldd "$SL" | grep -q libcurl'
+
 done_testing

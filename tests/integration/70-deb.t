@@ -51,6 +51,8 @@ ok "the default config is a conffile" \
 	'grep -qx /etc/schedlens/schedlensd.conf "$tmp/control/conffiles"'
 ok "Depends lists the tracing libraries" \
 	'dpkg-deb -f "$deb" Depends | grep -q libtracefs1'
+# loaded with dlopen by `diff --prometheus` only (lib/compare/curl-lazy.h), so not in shlibs
+ok "Recommends libcurl" 'dpkg-deb -f "$deb" Recommends | grep -q libcurl4'
 
 # --- a fresh root
 root=$tmp/root
