@@ -18,7 +18,7 @@ static char why[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* Resolves every function, or none. */
-static bool resolve(void *h)
+static bool resolve(void *h, const char *lib)
 {
 	struct {
 		void **fn;
@@ -37,7 +37,7 @@ static bool resolve(void *h)
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
 		*syms[i].fn = dlsym(h, syms[i].name);
 		if (!*syms[i].fn) {
-			snprintf(why, sizeof(why), "%s has no %s", libs[0], syms[i].name);
+			snprintf(why, sizeof(why), "%s has no %s", lib, syms[i].name);
 			return false;
 		}
 	}
@@ -55,7 +55,7 @@ static void load(void)
 				snprintf(why, sizeof(why), "%s", dlerror());
 			continue;
 		}
-		if (resolve(h)) {
+		if (resolve(h, libs[i])) {
 			loaded = &curl;
 			return;
 		}

@@ -97,6 +97,16 @@ static inline uint64_t now_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/*
+ * Under lock: the queue holds a batch worth waking the thread for: a whole segment, wake_at
+ * items, or half the event rows' share (the open segments are full enough to take). Below
+ * that the thread wakes on its commit timer.
+ */
+static inline bool writer_worth_waking(const struct sl_writer *w)
+{
+	return w->segs_queued || w->count >= w->wake_at || w->rows >= w->event_limit / 2;
+}
+
 /* store-writer.c */
 void writer_add_drops(struct sl_writer *w, int64_t run_id, uint64_t n);
 size_t writer_take_open(struct sl_writer *w, struct qitem *items);

@@ -190,10 +190,8 @@ static void publish_stats(struct sl_writer *w)
  */
 static bool wait_for_rows(struct sl_writer *w, bool in_txn, uint64_t txn_start, uint64_t taken)
 {
-	while (!w->stopping &&
-	       (w->paused ||
-		(!w->segs_queued && w->count < w->wake_at && w->rows < w->event_limit / 2)) &&
-	       w->flush_target <= taken && !w->want_drops) {
+	while (!w->stopping && (w->paused || !writer_worth_waking(w)) && w->flush_target <= taken &&
+	       !w->want_drops) {
 		struct timespec until;
 		uint64_t deadline = (in_txn ? txn_start : now_mono_ms()) + w->opts.commit_ms;
 		int rc;

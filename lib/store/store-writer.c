@@ -81,9 +81,7 @@ static void count_push(struct sl_writer *w, int type)
 	w->stats.pushed[type]++;
 	if (w->rows > w->stats.queue_max)
 		w->stats.queue_max = w->rows;
-	/* otherwise the thread wakes on its timer */
-	if (w->sleeping &&
-	    (w->segs_queued || w->count >= w->wake_at || w->rows >= w->event_limit / 2)) {
+	if (w->sleeping && writer_worth_waking(w)) {
 		w->sleeping = false;
 		pthread_cond_signal(&w->wake);
 	}
