@@ -301,12 +301,12 @@ int main(void)
 	     "spinning-waiter precision >= 0.9 (%.3f)", precision);
 	todo(recall >= 0.8, "other members' work reads as progress",
 	     "spinning-waiter recall >= 0.8 (%.3f)", recall);
-	todo(spin.cost_ours_ms >= 0.8 * spin.cost_truth_ms &&
-		     spin.cost_ours_ms <= 1.2 * spin.cost_truth_ms,
-	     "spinners are not told apart by lock",
-	     "spinning-waiter cost of the LHPs both found within 20%% of the truth's "
-	     "(%.2f vs %.2f ms)",
-	     spin.cost_ours_ms, spin.cost_truth_ms);
+	/* met (4.39 vs 4.58 ms with these seeds): a failure here is a change in the rules */
+	ok(spin.cost_ours_ms >= 0.8 * spin.cost_truth_ms &&
+		   spin.cost_ours_ms <= 1.2 * spin.cost_truth_ms,
+	   "spinning-waiter cost of the LHPs both found within 20%% of the truth's "
+	   "(%.2f vs %.2f ms)",
+	   spin.cost_ours_ms, spin.cost_truth_ms);
 	sl_topo_free(topo);
 	return done_testing();
 }
