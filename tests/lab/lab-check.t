@@ -73,13 +73,19 @@ lab_run() {
 		TMPDIR=$LAB_TMP "$LAB/run" "$1" "$2" -d "$DUR" -o "$DB" --keep "$OUT/$name" \
 			"${@:3}" 2> "$OUT/$name.log"
 		rc=$?
-		grep -E '^lab: (kernel|  pgbench: tps|guest kernel (died|stalled))' "$OUT/$name.log" | note
+		grep -E '^lab: (kernel|  pgbench: tps|guest kernel)' "$OUT/$name.log" | note
 		[ $rc = 0 ] && break
-		echo "# guest run '$name' failed (try $try):"
-		grep -v '^lab:   record:' "$OUT/$name.log" | tail -n 64 | note
-		cp "$OUT/$name.log" "$OUT/$name.try$try.log"
+		failed_try "$name" "$try" "guest run '$name' failed"
 	done
 	return $rc
+}
+
+# failed_try NAME TRY WHAT: a failed try's log, OUT/NAME.log, into the TAP output (its last
+# 64 lines but the recorder's JSON) and kept as OUT/NAME.tryTRY.log.
+failed_try() {
+	echo "# $3 (try $2):"
+	grep -v '^lab:   record:' "$OUT/$1.log" | tail -n 64 | note
+	cp "$OUT/$1.log" "$OUT/$1.try$2.log"
 }
 
 # The id of the newest run in lab.db.
@@ -221,7 +227,7 @@ lab_upgrade() {
 	TMPDIR=$LAB_TMP "$SL" lab upgrade 6.1 6.12 pgbench -d "$DUR" -o "$OUT/upgrade.db" --json \
 		> "$OUT/upgrade.json" 2> "$OUT/upgrade.log"
 	rc=$?
-	grep -E '^lab( upgrade)?: (kernel|  schedlensd|guest kernel (died|stalled)|error)|^schedlens' \
+	grep -E '^lab( upgrade)?: (kernel|  schedlensd|guest kernel|error)|^schedlens' \
 		"$OUT/upgrade.log" | cut -c1-300 | note
 	return $rc
 }
@@ -287,12 +293,10 @@ lab_ab() {
 		TMPDIR=$LAB_TMP "$SL" lab ab 6.1 6.1:NO_WAKEUP_PREEMPTION hackbench -c 2 -L 20 \
 			-d "$DUR" -o "$DB" --max-runs 2 --json > "$OUT/ab.json" 2> "$OUT/ab.log"
 		rc=$?
-		grep -E '^(schedlens )?lab( ab)?: (look|stopped|kernel|guest kernel (died|stalled)|error|run of)' \
+		grep -E '^(schedlens )?lab( ab)?: (look|stopped|kernel|guest kernel|error|run of)' \
 			"$OUT/ab.log" | note
 		[ $rc != 2 ] && [ -s "$OUT/ab.json" ] && break
-		echo "# lab ab ended in an error (status $rc, try $try):"
-		grep -v '^lab:   record:' "$OUT/ab.log" | tail -n 64 | note
-		cp "$OUT/ab.log" "$OUT/ab.try$try.log"
+		failed_try ab "$try" "lab ab ended in an error (status $rc)"
 	done
 	python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["comparison"]
 print("lab ab verdict:", c["verdict"], "-", c["summary"])' "$OUT/ab.json" 2>&1 | note
