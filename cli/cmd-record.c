@@ -388,7 +388,8 @@ static int record_options(int argc, char **argv, double *duration, struct report
  * Records until the duration is over, the command exits (*child is then -1) or a signal
  * asks us to stop: EXIT_OK, or the status of a failed poll.
  */
-static int record_until_done(struct report *rep, double duration, double t0, pid_t *child)
+static int record_until_done(struct report *rep, struct sl_session *session, double duration,
+			     double t0, pid_t *child)
 {
 	int status, r;
 
@@ -403,6 +404,7 @@ static int record_until_done(struct report *rep, double duration, double t0, pid
 		r = sl_recorder_poll(rep->rec, 100);
 		if (r < 0)
 			return cli_error("recording failed: %s", sl_errmsg(r));
+		sl_session_idle(session);
 	}
 	return EXIT_OK;
 }
@@ -537,7 +539,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = record_until_done(&rep, duration, t0, &child);
+	ret = record_until_done(&rep, rc.session, duration, t0, &child);
 	rep.wall_s = now_s() - t0;
 	ret = finish_recording(&rep, &rc, &totals, child, ret);
 	rep.comms = sl_comm_counts_sorted(counts, &rep.nr_comms);

@@ -541,6 +541,8 @@ int sd_monitor_run(struct sd_daemon *d, const struct sl_http_opts *ho, struct sl
 
 			nanosleep(&ts, NULL);
 		}
+		/* rows the writer waits for (a commit is due) leave the open segments */
+		sl_session_idle(m->session);
 		now = sd_now_mono();
 		if (now - m->last_rate >= 1.0)
 			publish(m);

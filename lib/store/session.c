@@ -266,6 +266,12 @@ int sl_session_update_totals(struct sl_session *s, const struct sl_run_totals *t
 	return s->store ? sl_store_run_end(s->store, s->run_id, totals) : 0;
 }
 
+void sl_session_idle(struct sl_session *s)
+{
+	if (s && s->writer)
+		sl_writer_idle(s->writer);
+}
+
 int sl_session_flush(struct sl_session *s)
 {
 	return s->writer ? sl_writer_flush(s->writer) : 0;

@@ -87,6 +87,13 @@ void sl_session_get_stats(const struct sl_session *s, struct sl_session_stats *r
  */
 int sl_session_update_totals(struct sl_session *s, const struct sl_run_totals *totals);
 
+/*
+ * Nothing to feed for now: the writer gets the rows it waits for (sl_writer_idle()). A
+ * recording loop calls it each time round, so that a trickle of rows is committed. NULL is
+ * fine.
+ */
+void sl_session_idle(struct sl_session *s);
+
 /* Waits until every row emitted so far is committed (0 without a store). */
 int sl_session_flush(struct sl_session *s);
 

@@ -234,8 +234,8 @@ static size_t take_batch(struct sl_writer *w, struct qitem **ret_items)
 }
 
 /*
- * Under lock: the n items take_batch() gave and the open segments taken with them, rows in
- * all, are written (or dropped); their slots and their share of the queue are free.
+ * Under lock: the n items take_batch() gave, rows in all, are written (or dropped); their
+ * slots and their share of the queue are free.
  */
 static void release_batch(struct sl_writer *w, size_t n, uint64_t rows)
 {
@@ -358,8 +358,8 @@ void *writer_main(void *arg)
 	pthread_setname_np(pthread_self(), "sl-writer");
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		struct qitem *batch, open[SL_SEG_KINDS];
-		size_t n, n_open = 0;
+		struct qitem *batch;
+		size_t n;
 		bool flush_wanted, stopping, due;
 		uint64_t now, now_wall, rows, remaining;
 
@@ -367,25 +367,21 @@ void *writer_main(void *arg)
 		n = take_batch(w, &batch);
 		stopping = w->stopping;
 		flush_wanted = w->flush_target > taken || w->want_drops;
-		due = due || flush_wanted || stopping || w->rows >= w->event_limit / 2 ||
+		due = due || flush_wanted || stopping ||
+		      writer_queued_rows(w) >= w->event_limit / 2 ||
 		      (t.open && now_mono_ms() - t.start >= w->opts.commit_ms);
-		/*
-		 * The open segments go too when a commit is due, and only with the whole ring: so
-		 * that `taken` stays the count of the first rows pushed, which flushes wait for.
-		 */
-		if (due && n == w->count && (!w->paused || stopping))
-			n_open = writer_take_open(w, open);
+		/* rows wait in the producer's open segments: it queues them at its next push */
+		if (due && n == w->count && w->held && !w->paused)
+			__atomic_store_n(&w->prod.want_open, true, __ATOMIC_RELAXED);
 		rows = count_rows(batch, n);
 		for (size_t i = 0; i < n; i++)
 			w->segs_queued -= writer_seg_kind(batch[i].type) >= 0;
-		rows += count_rows(open, n_open);
-		remaining = w->rows - rows;
+		remaining = writer_queued_rows(w) - rows;
 		w->stats.queue_len = remaining;
 		pthread_mutex_unlock(&w->lock);
 
 		now_wall = sl_store_now_wall();
 		write_items(w, batch, n, now_wall, stopping, &t);
-		write_items(w, open, n_open, now_wall, stopping, &t);
 		taken += rows;
 		now = now_mono_ms();
 		if (t.open && (t.rows >= w->opts.commit_rows ||

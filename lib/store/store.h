@@ -253,9 +253,13 @@ int sl_writer_start(struct sl_store *store, const struct sl_writer_opts *opts,
 		    struct sl_writer **ret_writer);
 
 /*
- * Queue one row, copied; never blocks on I/O (only on the queue's short mutex). Returns
- * false, and counts the row as dropped for its run, when the queue is full or the writer
- * has failed for good.
+ * Queue one row, copied; never blocks on I/O (only, now and then, on the queue's short
+ * mutex). Returns false, and counts the row as dropped for its run, when the queue is full
+ * or the writer has failed for good. One thread at a time pushes, the producer: the one
+ * that also calls sl_writer_idle(), sl_writer_flush() and sl_writer_stop(). Per-event rows
+ * (slices, wakeups, preemptions, facts) wait in its open segments until one is full, the
+ * thread asks for them (a commit is due) and the producer pushes again or calls
+ * sl_writer_idle(), or a flush or stop.
  */
 bool sl_writer_push_slice(struct sl_writer *w, const struct sl_slice_rec *rec);
 bool sl_writer_push_wakeup(struct sl_writer *w, const struct sl_wakeup_rec *rec);
@@ -265,6 +269,13 @@ bool sl_writer_push_window(struct sl_writer *w, const struct sl_window_rec *rec)
 struct sl_fact_rec;
 bool sl_writer_push_fact(struct sl_writer *w, const struct sl_fact_rec *rec);
 bool sl_writer_push_cpu_count(struct sl_writer *w, const struct sl_cpu_count_rec *rec);
+
+/*
+ * The producer has nothing to push for now: hands the thread the rows it asked for. A loop
+ * that waits for events calls it each time round, so that a trickle of rows is committed
+ * within commit_ms.
+ */
+void sl_writer_idle(struct sl_writer *w);
 
 /* Unblocks a writer started with start_paused. */
 void sl_writer_resume(struct sl_writer *w);
@@ -276,7 +287,7 @@ void sl_writer_resume(struct sl_writer *w);
 int sl_writer_flush(struct sl_writer *w);
 
 struct sl_writer_stats {
-	uint64_t pushed[SL_ROW_TYPES]; /* accepted into the queue */
+	uint64_t pushed[SL_ROW_TYPES]; /* queued (per-event rows once their segment is) */
 	uint64_t dropped[SL_ROW_TYPES]; /* refused: queue full */
 	uint64_t written[SL_ROW_TYPES]; /* committed */
 	uint64_t failed; /* rows lost to failed transactions (disk full...) */
@@ -290,8 +301,8 @@ struct sl_writer_stats {
 	uint64_t full_episodes; /* times the disk became full */
 	uint64_t commits;
 	uint64_t chunks_deleted; /* by retention */
-	size_t queue_len;
-	size_t queue_max; /* high-water mark */
+	size_t queue_len; /* rows queued for the thread, not yet in its hands */
+	size_t queue_max; /* high-water mark of those and the rows the producer holds */
 };
 
 void sl_writer_get_stats(struct sl_writer *w, struct sl_writer_stats *stats);

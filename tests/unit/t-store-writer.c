@@ -423,8 +423,9 @@ static int64_t seg_rows(const char *path, const char *table, int k)
 
 /*
  * Producers encode per-event rows into an open segment per table: queued when it holds
- * SL_SEG_ROWS or the run changes, taken partly filled by a flush, a commit that is due, and
- * stop. Nothing pushed waits for the next row of its table.
+ * SL_SEG_ROWS or the run changes, queued partly filled by a flush, a commit that is due (at
+ * the producer's next push or sl_writer_idle()), and stop. Nothing pushed waits for the
+ * next row of its table.
  */
 static void test_open_segments(void)
 {
@@ -466,7 +467,8 @@ static void test_open_segments(void)
 	       "the flushed rows are readable");
 	is_int(sl_writer_stop(w), 0, "stop");
 
-	/* a commit that is due takes the open segments: a trickle of rows gets stored */
+	/* a commit that is due has the producer queue its open segments when it next pushes or
+	 * says it is idle (as the recording loops do between batches): a trickle gets stored */
 	o = (struct sl_writer_opts){ .commit_ms = 20 };
 	if (sl_writer_start(st, &o, &w))
 		return;
@@ -478,6 +480,7 @@ static void test_open_segments(void)
 	/* polled, not timed: committed within commit_ms, allowed a minute on a slow machine */
 	for (int tries = 0; tries < 6000 && n < 3; tries++) {
 		usleep(10000);
+		sl_writer_idle(w);
 		n = fixture_q_int(path, "SELECT count(*) FROM wakeups WHERE pid = 12");
 	}
 	is_int(n, 3, "3 rows committed without a flush or more rows");
