@@ -149,7 +149,10 @@ static void note_comm(struct sl_facts *f, const struct sl_event *ev, int32_t pid
 	     i = (i + 1) & (f->comm_cap - 1)) {
 		if (f->comms[i].pid != pid)
 			continue;
-		if (!strncmp(f->comms[i].comm, comm, SL_COMM_LEN))
+		/* memcmp first, as the engine does: sources copy the same 16 bytes every time,
+		 * so it nearly always settles it inline (strncmp's calls were 2.5% of an import) */
+		if (!memcmp(f->comms[i].comm, comm, SL_COMM_LEN) ||
+		    !strncmp(f->comms[i].comm, comm, SL_COMM_LEN))
 			return;
 		break;
 	}
