@@ -270,7 +270,7 @@ static void test_overflow(void)
 
 struct reader_arg {
 	const char *path;
-	volatile bool stop;
+	bool stop; /* atomic: ThreadSanitizer builds run this test too */
 	int reads, errors, regressions;
 };
 
@@ -279,7 +279,7 @@ static void *reader(void *p)
 	struct reader_arg *a = p;
 	int64_t last = 0;
 
-	while (!a->stop) {
+	while (!__atomic_load_n(&a->stop, __ATOMIC_RELAXED)) {
 		struct sl_store *st = NULL;
 		sqlite3_stmt *q;
 		int err = sl_store_open(a->path, SL_STORE_RDONLY, &st);
@@ -332,7 +332,7 @@ static void test_concurrent_readers(void)
 		usleep(5000);
 	}
 	is_int(sl_writer_flush(w), 0, "writer flushed while reading");
-	a.stop = true;
+	__atomic_store_n(&a.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	ok(a.reads > 5, "reader read %d times while the writer wrote", a.reads);
 	is_int(a.errors, 0, "no reader errors (no SQLITE_BUSY)");
