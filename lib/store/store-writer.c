@@ -170,12 +170,11 @@ static bool reserve_credit(struct sl_writer *w)
 
 	if (w->rows >= w->event_limit || w->stopping)
 		return false;
-	/* a quarter of the share at most: a small queue's rows are handed over at half */
+	/* a quarter of the share at most (at least 1: capacity >= 8): a small queue's rows are
+	 * handed over at half */
 	n = w->event_limit / 4 < CREDIT_ROWS ? w->event_limit / 4 : CREDIT_ROWS;
 	if (n > w->event_limit - w->rows)
 		n = w->event_limit - w->rows;
-	if (!n)
-		n = 1;
 	w->rows += n;
 	w->held += n;
 	w->prod.credit = n;
