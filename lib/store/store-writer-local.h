@@ -128,6 +128,7 @@ static inline bool writer_worth_waking(const struct sl_writer *w)
 
 /* store-writer.c */
 void writer_add_drops(struct sl_writer *w, int64_t run_id, uint64_t n);
+void writer_release_segment(struct sl_writer *w, struct sl_seg_buf *b);
 
 /* store-writer-thread.c: the thread's body (arg: the struct sl_writer) */
 void *writer_main(void *arg);

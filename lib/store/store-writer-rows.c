@@ -177,12 +177,6 @@ void writer_free_item_locked(struct sl_writer *w, struct qitem *it)
 	if (it->type == SL_ROW_WINDOW) {
 		free(it->window);
 	} else if (writer_seg_kind(it->type) >= 0) {
-		if (w->nspare < SPARE_SEGS) {
-			sl_seg_reset(it->seg);
-			w->spare[w->nspare++] = it->seg;
-			return;
-		}
-		sl_seg_free(it->seg);
-		free(it->seg);
+		writer_release_segment(w, it->seg);
 	}
 }

@@ -116,8 +116,8 @@ static struct sl_seg_buf *new_segment(struct sl_writer *w)
 	return w->nspare ? w->spare[--w->nspare] : calloc(1, sizeof(struct sl_seg_buf));
 }
 
-/* Under lock: b is not queued after all; kept spare if there is room. */
-static void release_segment(struct sl_writer *w, struct sl_seg_buf *b)
+/* Under lock: b is written, dropped or not queued after all; kept spare if there is room. */
+void writer_release_segment(struct sl_writer *w, struct sl_seg_buf *b)
 {
 	if (w->nspare < SPARE_SEGS) {
 		sl_seg_reset(b);
@@ -137,7 +137,7 @@ static void queue_open(struct sl_writer *w, int kind)
 		return;
 	w->prod.open[kind] = NULL;
 	if (!b->rows) {
-		release_segment(w, b);
+		writer_release_segment(w, b);
 		return;
 	}
 	enqueue(w, &(struct qitem){ .type = (uint8_t)seg_row_type[kind], .seg = b });
@@ -192,15 +192,16 @@ static bool push_event(struct sl_writer *w, int type, int64_t run_id, const int6
 {
 	int kind = writer_seg_kind(type);
 	struct sl_seg_buf *b = w->prod.open[kind];
+	/* the open segment is full or of another run: queued before this row */
+	bool cut = b && (b->run_id != run_id || b->rows >= SL_SEG_ROWS);
 
-	if (__atomic_load_n(&w->prod.want_open, __ATOMIC_RELAXED) ||
-	    (b && (b->run_id != run_id || b->rows >= SL_SEG_ROWS)) || !b || !w->prod.credit) {
+	if (__atomic_load_n(&w->prod.want_open, __ATOMIC_RELAXED) || cut || !b || !w->prod.credit) {
 		pthread_mutex_lock(&w->lock);
 		/* half the event rows' share waits in open segments: the thread can have them */
 		if (__atomic_load_n(&w->prod.want_open, __ATOMIC_RELAXED) ||
 		    w->held >= w->event_limit / 2)
 			queue_all_open(w);
-		else if (b && (b->run_id != run_id || b->rows >= SL_SEG_ROWS))
+		else if (cut)
 			queue_open(w, kind);
 		b = w->prod.open[kind];
 		if (!w->prod.credit && !reserve_credit(w)) {
