@@ -513,6 +513,7 @@ int cmd_record(int argc, char **argv)
 	if ((ret = open_recorder(&opts, &rep, format != PR_TEXT)) != EXIT_OK)
 		goto out_free;
 	sl_session_opts_live(&sopts, hi, topo, rep.rec, rep.db, rep.label);
+	sopts.page_size = SL_STORE_BULK_PAGE_SIZE; /* a one-shot recording: bulk pages */
 	if (json_object_size(rep.params) &&
 	    !(sopts.meta.params = params_text = json_dumps(rep.params, JSON_COMPACT))) {
 		ret = cli_error("out of memory");

@@ -477,6 +477,7 @@ static void fill_session_opts(struct imp *m, const struct sl_import_opts *o,
 	/* a file can be read again: wait for the writer rather than drop its rows */
 	so->wait_for_writer = true;
 	so->windows_only = o->windows_only;
+	so->page_size = SL_STORE_BULK_PAGE_SIZE;
 }
 
 int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)

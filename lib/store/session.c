@@ -170,8 +170,9 @@ int sl_session_open(const struct sl_session_opts *o, struct sl_session **ret_ses
 	if (o->db_path) {
 		struct sl_run_meta meta = o->meta;
 		struct sl_writer_opts wopts = { .retention = o->retention };
+		struct sl_store_opts sto = { .flags = SL_STORE_CREATE, .page_size = o->page_size };
 
-		if ((err = sl_store_open(o->db_path, SL_STORE_CREATE, &s->store)) ||
+		if ((err = sl_store_open_opts(o->db_path, &sto, &s->store)) ||
 		    (err = store_host(s, o, &meta.host_id)) ||
 		    (err = sl_store_run_begin(s->store, &meta, &s->run_id)) ||
 		    (err = sl_writer_start(s->store, &wopts, &s->writer)))

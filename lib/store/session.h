@@ -27,6 +27,7 @@ struct sl_session_opts {
 	struct sl_engine_config engine; /* topo and run_id are filled in by the session */
 	bool windows_only; /* store no per-event rows (slices, wakeups, ...) */
 	bool wait_for_writer; /* imports: wait for the writer rather than drop rows */
+	int page_size; /* of a database file the session creates: sl_store_opts.page_size */
 	struct sl_retention retention; /* all zero: sl_retention_default() */
 	bool keep_preemptions; /* with windows_only: still store preemption rows (few) */
 	/*

@@ -410,6 +410,38 @@ rollback:
 	return err;
 }
 
+/*
+ * An empty file gets schema/current.sql, what the migrations would leave it, in one
+ * transaction: 16 ms of schema parsing in a new process instead of 8 (each ALTER TABLE
+ * of the migrations re-reads the whole schema). Another process may have created it
+ * meanwhile: then there is nothing to do.
+ */
+static int create_current(sqlite3 *db, const char *path)
+{
+	int64_t version = 0;
+	char sql[96];
+	int err;
+
+	err = sl_store_exec(db, path, "BEGIN IMMEDIATE", "creating the schema of");
+	if (err)
+		return err;
+	err = query_int(db, path, "PRAGMA user_version", &version);
+	if (err || version)
+		goto end;
+	err = sl_store_exec(db, path, sl_schema_current, "creating the schema of");
+	if (err)
+		goto end;
+	snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
+		 SL_STORE_APP_ID, SL_SCHEMA_VERSION);
+	err = sl_store_exec(db, path, sql, "creating the schema of");
+end:
+	if (err) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return err;
+	}
+	return sl_store_exec(db, path, "COMMIT", "creating the schema of");
+}
+
 static int check_ours(sqlite3 *db, const char *path, int64_t *ret_version)
 {
 	int64_t app_id = 0, version = 0, objects = 0;
@@ -451,6 +483,12 @@ int sl_store_open_opts(const char *path, const struct sl_store_opts *opts,
 	if (target > SL_SCHEMA_VERSION)
 		return sl_error(-SL_ERANGE, "schema version %d: this schedlens knows up to %d",
 				target, SL_SCHEMA_VERSION);
+	if (opts->page_size && (opts->page_size < 512 || opts->page_size > 65536 ||
+				(opts->page_size & (opts->page_size - 1))))
+		return sl_error(
+			-EINVAL,
+			"opening '%s': page size %d is not a power of two from 512 to 65536", path,
+			opts->page_size);
 	store = calloc(1, sizeof(*store));
 	if (!store)
 		return sl_error(-ENOMEM, "opening '%s': out of memory", path);
@@ -475,8 +513,26 @@ int sl_store_open_opts(const char *path, const struct sl_store_opts *opts,
 			path, (long long)version, target);
 		goto free;
 	}
+	/* only an empty file takes it (version 0 means empty: check_ours) */
+	if (!(opts->flags & SL_STORE_RDONLY) && version == 0 && opts->page_size) {
+		char sql[48];
+
+		snprintf(sql, sizeof(sql), "PRAGMA page_size=%d", opts->page_size);
+		err = sl_store_exec(store->db, path, sql, "opening");
+		if (err)
+			goto free;
+	}
 	if (!(opts->flags & SL_STORE_RDONLY)) {
 		err = set_wal(store->db, path);
+		if (err)
+			goto free;
+	}
+	if (version == 0 && target == SL_SCHEMA_VERSION &&
+	    SL_SCHEMA_CURRENT_VERSION == SL_SCHEMA_VERSION &&
+	    !(opts->flags & (SL_STORE_RDONLY | SL_STORE_BY_MIGRATIONS))) {
+		err = create_current(store->db, path);
+		if (!err)
+			err = check_ours(store->db, path, &version);
 		if (err)
 			goto free;
 	}

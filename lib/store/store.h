@@ -26,6 +26,9 @@ struct sqlite3;
 enum sl_store_flags {
 	SL_STORE_CREATE = 1 << 0, /* create the file if missing (the directory must exist) */
 	SL_STORE_RDONLY = 1 << 1, /* reader: never writes, never migrates */
+	/* a new file's schema through every migration instead of schema/current.sql in one
+	 * step (tests/unit/t-store-current.c compares the two) */
+	SL_STORE_BY_MIGRATIONS = 1 << 2,
 };
 
 struct sl_store_opts {
@@ -34,7 +37,20 @@ struct sl_store_opts {
 	int schema_version; /* migrate only up to this version; 0 = latest (tests) */
 	int64_t max_page_count; /* hard size limit in pages, beyond it writes fail as
 				    with a full disk; 0 = none (tests, tiny devices) */
+	/*
+	 * Page size of a file this open creates (a power of two, 512-65536); 0 = SQLite's
+	 * 4096. Fixed for the file's life: SQLite cannot change it in WAL mode.
+	 */
+	int page_size;
 };
+
+/*
+ * The page size of files created by one-shot bulk writers (import, record): a quarter of
+ * the writer's write and read system calls of 4 KiB pages (each page goes to the WAL,
+ * then to the file at checkpoint). The daemon keeps 4 KiB: a quiet host's commits rewrite
+ * a few pages each, four times the bytes with 16 KiB ones. README, "Importing traces".
+ */
+#define SL_STORE_BULK_PAGE_SIZE 16384
 
 /*
  * Opens the store at path with default options and the given flags. On success

@@ -122,6 +122,38 @@ static void test_create(void)
 	err = sl_store_open(path, 0, &st);
 	is_int(err, 0, "reopen without CREATE");
 	sl_store_close(st);
+	is_int(fixture_q_int(path, "PRAGMA page_size"), 4096, "SQLite's default page size");
+}
+
+/* A bulk writer's file gets its page size when created, and only then. */
+static void test_page_size(void)
+{
+	const char *path = fixture_path("pages.db");
+	struct sl_store_opts opts = { .flags = SL_STORE_CREATE, .page_size = 16384 };
+	struct sl_store *st = NULL;
+	int64_t run;
+	int err;
+
+	err = sl_store_open_opts(path, &opts, &st);
+	is_int(err, 0, "create with 16 KiB pages: %s", err ? sl_errmsg(err) : "ok");
+	if (err)
+		return;
+	is_int(sl_store_run_begin(st, &(struct sl_run_meta){ .kernel_release = "6.1" }, &run), 0,
+	       "a run stored");
+	sl_store_close(st);
+	is_int(fixture_q_int(path, "PRAGMA page_size"), 16384, "the new file has 16 KiB pages");
+	opts.page_size = 4096;
+	err = sl_store_open_opts(path, &opts, &st);
+	is_int(err, 0, "reopen asking for 4 KiB pages");
+	sl_store_close(st);
+	is_int(fixture_q_int(path, "PRAGMA page_size"), 16384, "an existing file keeps its pages");
+	is_int(fixture_q_int(path, "SELECT count(*) FROM runs"), 1, "and its run");
+
+	opts.page_size = 3000;
+	err = sl_store_open_opts(fixture_path("bad-pages.db"), &opts, &st);
+	is_int(err, -EINVAL, "a page size that is no power of two: -EINVAL");
+	ok(strstr(sl_errmsg(err), "3000") != NULL, "message: %s", sl_errmsg(err));
+	ok(access(fixture_path("bad-pages.db"), F_OK) != 0, "and no file is created");
 }
 
 /* From empty (0-byte file, empty SQLite file) and from every earlier version. */
@@ -441,6 +473,7 @@ static void test_hosts_runs(void)
 int main(void)
 {
 	test_create();
+	test_page_size();
 	test_migrations();
 	test_migration_atomic();
 	test_newer();
