@@ -74,16 +74,21 @@ ok "timestamp 18446744092.805288752: exit 1 with line 3001 (rc $rc)" \
 	2>/dev/null
 # import_bg SIGNAL RUN: starts the import, waits for 30 k slices of RUN to be committed (of
 # 165 k: mid-import, and enough rows for delete to free most of the file), sends it SIGNAL;
-# sets rc to the exit status
+# sets rc to the exit status. The import is stopped (SIGSTOP) while each look is taken, and
+# gets SIGNAL before it runs again: a fast import could otherwise finish between the look
+# and the signal (it did, in CI, once imports took 0.2 s instead of 0.5)
 import_bg() {
 	local i
 	$S import "$T/big.txt" $TOPO -o "$db" >"$T/out.$1" 2>"$T/err.$1" &
 	local pid=$!
 	for i in $(seq 600); do
-		[ "$(q "SELECT count(*) >= 30000 FROM sched_slices WHERE run_id = $2" 2>/dev/null)" = 1 ] && break
 		sleep 0.05
+		kill -STOP $pid
+		[ "$(q "SELECT count(*) >= 30000 FROM sched_slices WHERE run_id = $2" 2>/dev/null)" = 1 ] && break
+		kill -CONT $pid
 	done
 	kill -"$1" $pid
+	kill -CONT $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	rc=$?
 }
