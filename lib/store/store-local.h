@@ -58,10 +58,12 @@ int sl_store_connect(const char *path, unsigned int flags, unsigned int busy_ms,
 
 /*
  * Migrates db from its user_version up to target with steps[0..nr) (step i is version
- * i + 1), all in one transaction: on failure nothing changes. Returns 0 or a code.
+ * i + 1), all in one transaction: on failure nothing changes. An empty file (version 0)
+ * gets from_empty instead of the steps when it is not NULL: the SQL of schema target in
+ * one step. Returns 0 or a code.
  */
 int sl_store_migrate(sqlite3 *db, const char *path, const struct sl_store_step *steps, int nr,
-		     int target);
+		     int target, const char *from_empty);
 
 /* Unix time in ns. */
 uint64_t sl_store_now_wall(void);

@@ -362,11 +362,11 @@ finalize:
 }
 
 int sl_store_migrate(sqlite3 *db, const char *path, const struct sl_store_step *steps, int nr,
-		     int target)
+		     int target, const char *from_empty)
 {
 	int64_t version = 0;
 	char sql[64];
-	int err;
+	int from, err;
 
 	if (target > nr)
 		return sl_error(-SL_ERANGE, "no migration to schema %d for '%s'", target, path);
@@ -377,7 +377,14 @@ int sl_store_migrate(sqlite3 *db, const char *path, const struct sl_store_step *
 	err = query_int(db, path, "PRAGMA user_version", &version);
 	if (err)
 		goto rollback;
-	for (int v = (int)version + 1; v <= target; v++) {
+	from = (int)version + 1;
+	if (version == 0 && from_empty) {
+		err = sl_store_exec(db, path, from_empty, "creating the schema (current.sql) of");
+		if (err)
+			goto rollback;
+		from = target + 1; /* no step left to run */
+	}
+	for (int v = from; v <= target; v++) {
 		int rc = sqlite3_exec(db, steps[v - 1].sql, NULL, NULL, NULL);
 
 		if (rc == SQLITE_OK && steps[v - 1].fill)
@@ -408,38 +415,6 @@ int sl_store_migrate(sqlite3 *db, const char *path, const struct sl_store_step *
 rollback:
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return err;
-}
-
-/*
- * An empty file gets schema/current.sql, what the migrations would leave it, in one
- * transaction: 16 ms of schema parsing in a new process instead of 8 (each ALTER TABLE
- * of the migrations re-reads the whole schema). Another process may have created it
- * meanwhile: then there is nothing to do.
- */
-static int create_current(sqlite3 *db, const char *path)
-{
-	int64_t version = 0;
-	char sql[96];
-	int err;
-
-	err = sl_store_exec(db, path, "BEGIN IMMEDIATE", "creating the schema of");
-	if (err)
-		return err;
-	err = query_int(db, path, "PRAGMA user_version", &version);
-	if (err || version)
-		goto end;
-	err = sl_store_exec(db, path, sl_schema_current, "creating the schema of");
-	if (err)
-		goto end;
-	snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
-		 SL_STORE_APP_ID, SL_SCHEMA_VERSION);
-	err = sl_store_exec(db, path, sql, "creating the schema of");
-end:
-	if (err) {
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return err;
-	}
-	return sl_store_exec(db, path, "COMMIT", "creating the schema of");
 }
 
 static int check_ours(sqlite3 *db, const char *path, int64_t *ret_version)
@@ -527,16 +502,19 @@ int sl_store_open_opts(const char *path, const struct sl_store_opts *opts,
 		if (err)
 			goto free;
 	}
-	if (version == 0 && target == SL_SCHEMA_VERSION &&
-	    SL_SCHEMA_CURRENT_VERSION == SL_SCHEMA_VERSION &&
-	    !(opts->flags & (SL_STORE_RDONLY | SL_STORE_BY_MIGRATIONS))) {
-		err = create_current(store->db, path);
-		if (!err)
-			err = check_ours(store->db, path, &version);
-		if (err)
-			goto free;
-	}
 	if (version < target) {
+		/*
+		 * An empty file gets schema/current.sql, what the migrations leave it, in one
+		 * step: a new store opens in half the CPU (6.6-7.2 ms instead of 12.0-14.0 in a
+		 * fresh process; each ALTER TABLE of the migrations re-reads the whole schema).
+		 * Not while the file is stale.
+		 */
+		const char *from_empty = NULL;
+
+		if (target == SL_SCHEMA_VERSION && SL_SCHEMA_CURRENT_VERSION == SL_SCHEMA_VERSION &&
+		    !(opts->flags & SL_STORE_BY_MIGRATIONS))
+			from_empty = sl_schema_current;
+
 		for (int i = 0; i < SL_SCHEMA_VERSION; i++) {
 			steps[i].name = sl_migrations[i].name;
 			steps[i].sql = sl_migrations[i].sql;
@@ -546,7 +524,8 @@ int sl_store_open_opts(const char *path, const struct sl_store_opts *opts,
 			if (i + 1 == 13)
 				steps[i].fill = sl_segments_fill_all;
 		}
-		err = sl_store_migrate(store->db, path, steps, SL_SCHEMA_VERSION, target);
+		err = sl_store_migrate(store->db, path, steps, SL_SCHEMA_VERSION, target,
+				       from_empty);
 		if (err)
 			goto free;
 		err = check_ours(store->db, path, &version);

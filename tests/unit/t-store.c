@@ -227,7 +227,7 @@ static void test_migration_atomic(void)
 	is_int(err, 0, "raw connection");
 	if (err)
 		return;
-	err = sl_store_migrate(db, path, steps, 2, 2);
+	err = sl_store_migrate(db, path, steps, 2, 2, NULL);
 	is_int(err, -SL_EDB, "a failing migration fails");
 	ok(strstr(sl_errmsg(err), "0002-bad.sql") && strstr(sl_errmsg(err), path),
 	   "message names the migration and the file: %s", sl_errmsg(err));
