@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Private to lib/import-text*.c: the parser's state, a line being parsed, and the bounded
- * string helpers both paths use (lines come from an mmap: every scan is bounded by an end
- * pointer, nothing relies on a terminating NUL). import-text.c owns the parser object, the
- * per-line entry point and the fast path; import-text-general.c owns the general path
+ * string helpers both paths use (a line is a slice of a buffer: every scan is bounded by an
+ * end pointer, nothing relies on a terminating NUL). import-text.c owns the parser object,
+ * the per-line entry point and the fast path; import-text-general.c owns the general path
  * (every style, every event, and the error messages).
  */
 #ifndef SL_IMPORT_TEXT_LOCAL_H

@@ -18,6 +18,7 @@
 #include "import-dat.h"
 #include "import-text.h"
 #include "import.h"
+#include "text-lines.h"
 #include "store.h"
 
 #define BATCH 1024
@@ -256,59 +257,36 @@ static void tgid_line(struct imp *m, const char *s, const char *e)
 static int read_text(struct imp *m, const char *path)
 {
 	struct sl_text_parser *p = NULL;
-	struct stat st;
-	const char *data, *s, *e, *nl, *last;
+	struct sl_text_lines *r = NULL;
+	const char *s;
+	size_t len;
+	bool nul_free;
 	struct sl_event *ev;
-	int fd, err, max_cpus = m->o->topo ? m->o->topo->nr_cpus : 0;
+	int err, max_cpus = m->o->topo ? m->o->topo->nr_cpus : 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = sl_error(-errno, "cannot open '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	err = sl_text_lines_open(path, &r, &m->total);
+	if (err < 0)
 		return err;
-	}
-	if (!st.st_size) {
-		close(fd);
+	if (!m->total) {
+		sl_text_lines_close(r);
 		return sl_error(-SL_EFORMAT, "'%s': empty file", path);
 	}
-	data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (data == MAP_FAILED)
-		return sl_error(-errno, "cannot map '%s': %s", path, strerror(errno));
-	madvise((void *)data, st.st_size, MADV_SEQUENTIAL);
-	m->total = st.st_size;
 	m->hold = malloc(HOLD_CAP * sizeof(*m->hold));
 	err = m->hold ? sl_text_parser_new(max_cpus, &p) : -ENOMEM;
 	if (err < 0)
 		goto out;
-	/*
-	 * Up to the last newline, strchrnul() finds the end of a line and any NUL byte in it in
-	 * one pass (it reads no further than the page of the byte it stops at). A line with a
-	 * NUL, and one after the last newline, go to sl_text_parse_line(), which checks.
-	 */
-	e = data + st.st_size;
-	last = memrchr(data, '\n', st.st_size);
-	for (s = data; s < e; s = nl + 1) {
-		bool nul_free = false;
-
-		if (last && s <= last) {
-			nl = strchrnul(s, '\n');
-			nul_free = *nl == '\n';
-			if (!nul_free)
-				nl = memchr(nl, '\n', last + 1 - nl);
-		} else {
-			nl = e;
-		}
-		if (s[0] == '#' && nl - s > 7 && s[2] == 't')
-			tgid_line(m, s, nl);
-		if (s[0] == '#' && nl - s > 20 && !memcmp(s, "# schedlens end_ns ", 19))
+	/* the reader found any NUL byte with the line's end; a line with one goes to
+	 * sl_text_parse_line(), which says so */
+	while ((err = sl_text_lines_next(r, &s, &len, &nul_free)) > 0) {
+		if (s[0] == '#' && len > 7 && s[2] == 't')
+			tgid_line(m, s, s + len);
+		if (s[0] == '#' && len > 20 && !memcmp(s, "# schedlens end_ns ", 19))
 			m->end_ns = strtoull(s + 19, NULL, 10);
 		ev = text_slot(m);
 		if (nul_free)
-			err = sl_text_parse_line_nul_checked(p, s, nl - s, ev);
+			err = sl_text_parse_line_nul_checked(p, s, len, ev);
 		else
-			err = sl_text_parse_line(p, s, nl - s, ev);
+			err = sl_text_parse_line(p, s, len, ev);
 		if (err < 0)
 			break;
 		if (err == 0)
@@ -322,23 +300,17 @@ static int read_text(struct imp *m, const char *path)
 		if (err < 0)
 			break;
 		if (!(sl_text_parser_lines(p) & 0x3fff)) {
-			m->done = s - data;
+			m->done = sl_text_lines_offset(r);
 			progress(m, false);
 		}
 	}
-	if (err >= 0) {
-		feed(m, m->hold + m->h0, m->n_hold);
-		m->n_hold = 0;
-		err = 0;
-		if (!m->res->events_total)
-			err = sl_error(-SL_EFORMAT, "'%s': no sched events in %llu lines", path,
-				       (unsigned long long)sl_text_parser_lines(p));
-	} else {
-		/* what was read before the bad line is analysed and stored, marked incomplete */
-		feed(m, m->hold + m->h0, m->n_hold);
-		m->n_hold = 0;
-	}
-	m->done = s < e ? (uint64_t)(s - data) : (uint64_t)st.st_size;
+	/* what was read before a bad line is analysed and stored too, marked incomplete */
+	feed(m, m->hold + m->h0, m->n_hold);
+	m->n_hold = 0;
+	if (err >= 0 && !m->res->events_total)
+		err = sl_error(-SL_EFORMAT, "'%s': no sched events in %llu lines", path,
+			       (unsigned long long)sl_text_parser_lines(p));
+	m->done = err >= 0 ? m->total : sl_text_lines_offset(r);
 	m->res->units = sl_text_parser_lines(p);
 	m->res->skipped = sl_text_parser_skipped(p);
 	m->res->skipped_lines = sl_text_parser_other(p, &m->res->first_skipped_line);
@@ -347,8 +319,8 @@ out:
 	sl_text_parser_free(p);
 	free(m->hold);
 	m->hold = NULL;
-	munmap((void *)data, st.st_size);
-	return err;
+	sl_text_lines_close(r);
+	return err < 0 ? err : 0;
 }
 
 /* Pre-scan of a text file: does it have sched_waking at all? (memmem runs at GB/s) */

@@ -25,7 +25,7 @@ q() { sqlite3 -cmd ".timeout 5000" "$db" "$1"; }
 "$SL_SRC/tests/fixtures/mksysfs" guest16 "$T/sysfs" >/dev/null
 TOPO="--sysfs $T/sysfs"
 
-echo "1..24"
+echo "1..25"
 
 # --- skipped lines: counted, warned about, stored
 "$B/slsynth" --sysfs "$T/sysfs" --policy buddy --seed 1 --duration 1 --text >"$T/small.txt" \
@@ -68,6 +68,20 @@ $S import "$T/ts.txt" $TOPO -o "$db" >/dev/null 2>"$T/err"
 rc=$?
 ok "timestamp 18446744092.805288752: exit 1 with line 3001 (rc $rc)" \
 	'[ $rc = 1 ] && grep -q "line 3001: timestamp out of range" "$T/err"'
+
+# --- a line over 16 MiB (the reader's bound on memory): an error with its number, the
+# events before it stored (in a file of its own: the run ids below stay as they are)
+{
+	head -2000 "$T/small.txt"
+	head -c 17000000 /dev/zero | tr '\0' 'j'
+	echo
+	tail -n +2001 "$T/small.txt"
+} >"$T/long.txt"
+$S import "$T/long.txt" $TOPO -o "$T/long.db" >/dev/null 2>"$T/err"
+rc=$?
+ok "a 17 MB line: exit 1, 'line 2001 is longer than 16 MiB', run 1 keeps 2000 lines' events (rc $rc)" \
+	'[ $rc = 1 ] && grep -q "line 2001 is longer than 16 MiB: not a text trace" "$T/err" &&
+	 [ "$(sqlite3 "$T/long.db" "SELECT complete, events FROM runs WHERE id = 1")" = "0|$(head -2000 "$T/small.txt" | grep -c ": sched_")" ]'
 
 # --- interrupted imports: a trace big enough to take seconds
 "$B/slsynth" --sysfs "$T/sysfs" --policy buddy --seed 2 --duration 4 --text >"$T/big.txt" \
