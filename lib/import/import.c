@@ -347,9 +347,10 @@ static int text_has_waking(const char *path, bool *ret)
 	return 0;
 }
 
-/* The import columns, on a connection of our own. (The first switches and waking times
+/* The import columns, on the session's connection. (The first switches and waking times
  * that schema 3 stored here are raw facts now, stored by the session for every run.) */
-static int mark_run(struct imp *m, int64_t run_id, bool complete, const char *error)
+static int mark_run(struct imp *m, struct sl_store *st, int64_t run_id, bool complete,
+		    const char *error)
 {
 	struct sl_run_import imp = {
 		.complete = complete,
@@ -358,14 +359,8 @@ static int mark_run(struct imp *m, int64_t run_id, bool complete, const char *er
 		.error = error,
 		.skipped_lines = m->res->skipped_lines,
 	};
-	struct sl_store *st = NULL;
-	int err = sl_store_open(m->o->db_path, 0, &st);
 
-	if (err < 0)
-		return err;
-	err = sl_store_run_set_import(st, run_id, &imp);
-	sl_store_close(st);
-	return err;
+	return sl_store_run_set_import(st, run_id, &imp);
 }
 
 static void copy(char *dst, size_t size, const char *src)
@@ -458,6 +453,7 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 	struct sl_session_opts so = { 0 };
 	struct sl_dat *dat = NULL;
 	struct sl_run_totals totals = { 0 };
+	struct sl_store *store = NULL;
 	double cpu0 = cpu_now(), probe_cpu_s;
 	int err, cerr;
 
@@ -480,8 +476,8 @@ int sl_import_run(const struct sl_import_opts *o, struct sl_import_result *res)
 	if (o->handler && (err = sl_session_add_handler(m.session, o->handler)) < 0)
 		goto out_close;
 	/* until the end says otherwise: a killed import leaves a run marked interrupted */
-	if (o->db_path &&
-	    (err = mark_run(&m, sl_session_run_id(m.session), false, "interrupted")) < 0)
+	if (o->db_path && (err = mark_run(&m, sl_session_store(m.session),
+					  sl_session_run_id(m.session), false, "interrupted")) < 0)
 		goto out_close;
 
 	if (res->format == SL_IMPORT_DAT) {
@@ -513,19 +509,20 @@ out_close:
 	totals.events = res->events_total;
 	totals.lost_events = 0;
 	totals.gaps = res->events[SL_EV_LOST] > 0;
-	cerr = sl_session_close(m.session, &totals, &res->session);
+	cerr = sl_session_close_keep_store(m.session, &totals, &res->session, &store);
 	m.session = NULL;
 	if (cerr < 0 && err >= 0) {
 		err = cerr;
 		copy(res->error, sizeof(res->error), sl_errmsg(cerr));
 	}
 	res->complete = err >= 0;
-	if (o->db_path && res->session.run_id >= 0) {
-		cerr = mark_run(&m, res->session.run_id, res->complete,
+	if (store && res->session.run_id >= 0) {
+		cerr = mark_run(&m, store, res->session.run_id, res->complete,
 				res->complete ? NULL : res->error);
 		if (cerr < 0 && err >= 0)
 			err = cerr;
 	}
+	sl_store_close(store);
 	/* the caller prints the first error, not a later one */
 	if (err < 0 && res->error[0])
 		sl_error(err, "%s", res->error);

@@ -295,6 +295,12 @@ static int cmp_total(const void *a, const void *b)
 int sl_session_close(struct sl_session *s, const struct sl_run_totals *totals,
 		     struct sl_session_result *ret)
 {
+	return sl_session_close_keep_store(s, totals, ret, NULL);
+}
+
+int sl_session_close_keep_store(struct sl_session *s, const struct sl_run_totals *totals,
+				struct sl_session_result *ret, struct sl_store **ret_store)
+{
 	int err = 0, e2;
 
 	memset(ret, 0, sizeof(*ret));
@@ -319,7 +325,10 @@ int sl_session_close(struct sl_session *s, const struct sl_run_totals *totals,
 		if (!err)
 			err = e2;
 	}
-	sl_store_close(s->store);
+	if (ret_store)
+		*ret_store = s->store;
+	else
+		sl_store_close(s->store);
 	sl_engine_free(s->engine);
 	sl_facts_free(s->facts);
 	sl_cpu_counts_free(s->cpu_counts);
