@@ -25,7 +25,7 @@ rows() {
 }
 count() { python3 -c "import json,sys; print(json.load(sys.stdin)['events']['$1'])"; }
 
-echo "1..32"
+echo "1..33"
 for f in v6 v7z inst; do
 	dat=$F/guest16-import-$f.dat
 	$S import "$dat" $TOPO --json -o "$T/db" > "$T/$f.json" 2>/dev/null
@@ -124,6 +124,20 @@ ok "run without facts: re-imported, the same wakeup rows" \
 # no sched_waking: flagged fallback
 $S import "$F/guest16-import-nowaking.dat" $TOPO -o "$T/db" --json > "$T/nw.json" 2>/dev/null
 ok "no sched_waking: waker_from_wakeup on the run" '[ "$(sqlite3 $T/db "SELECT waker_from_wakeup FROM runs WHERE id = 5")" = 1 ]'
+# text: the pre-scan reads 256 KiB pieces; a first sched_waking cut by a piece's end counts
+grep -v " sched_waking: " "$T/v6.txt" > "$T/nowaking.txt"
+python3 - "$T/v6.txt" "$T/straddle.txt" <<'EOF'
+import sys
+text = open(sys.argv[1]).read()
+pad = 262139 - text.index(" sched_waking: ") - len("# tracer: nop\n") - 2
+open(sys.argv[2], "w").write("# tracer: nop\n#" + "x" * pad + "\n" + text)
+EOF
+for f in nowaking straddle; do
+	$S import "$T/$f.txt" $TOPO -o "$T/wk.db" > /dev/null 2>&1
+done
+ok "text without sched_waking: waker_from_wakeup 1; one whose first straddles 256 KiB: 0" \
+	'[ "$(sqlite3 $T/wk.db "SELECT group_concat(waker_from_wakeup) FROM (SELECT waker_from_wakeup FROM runs ORDER BY id)")" = "1,0" ] &&
+	 [ "$(grep -bo " sched_waking: " "$T/straddle.txt" | head -1 | cut -d: -f1)" = 262139 ]'
 
 # no topology: imported, classes unknown, warning says how
 $S import "$F/guest16-import-v7z.dat" -o "$T/db" > /dev/null 2> "$T/warn"
