@@ -105,6 +105,9 @@ struct sl_engine {
 
 	struct open_preempt *preempts;
 	int32_t preempt_cap, preempt_used, preempt_free;
+	/* records [0, hwm) have been used; those beyond were never touched (not even by the
+	 * sweep's loop), so the pool's memory is faulted in only as far as it is needed */
+	int32_t preempt_hwm;
 	/* the records whose victim is off-CPU or resumed within the horizon, for spinner
 	 * detection; beyond the cap a record finds no spinners */
 	int32_t off_rec[MAX_OFF_RECORDS];

@@ -4,7 +4,8 @@
  * fixture (80 CPUs, sibling of n is n+40, LLC = one socket of 10 cores): every
  * class_prev / class_waker, every target state, missed_idle and missed_smt, latency,
  * both preemption causes, an LHP with two waiters and its exact cost, a same-group
- * preemption that is not LHP, censoring at run end, the reset after a lost-events gap,
+ * preemption that is not LHP, censoring at run end, the open preemption records' pool
+ * (growth to its cap, drops beyond it, reuse), the reset after a lost-events gap,
  * windows, the buddy table and the policy fingerprint.
  */
 #include <stdio.h>
@@ -130,8 +131,9 @@ static void lost(int cpu, uint64_t count)
 }
 
 /* A fresh engine; if known, every CPU first runs an "init" task that goes to sleep,
- * so each CPU's state is known and idle. */
-static void start(const struct sl_topo *topo, bool known)
+ * so each CPU's state is known and idle. max_open: the preemption records' cap (0:
+ * the default). */
+static void start_capped(const struct sl_topo *topo, bool known, size_t max_open)
 {
 	struct sl_engine_config cfg;
 	struct sl_engine_sink sink = {
@@ -140,6 +142,8 @@ static void start(const struct sl_topo *topo, bool known)
 
 	sl_engine_free(E);
 	sl_engine_config_default(&cfg);
+	if (max_open)
+		cfg.max_open_preempts = max_open;
 	cfg.topo = topo;
 	cfg.run_id = 7;
 	if (sl_engine_new(&cfg, &sink, &E)) {
@@ -154,6 +158,11 @@ static void start(const struct sl_topo *topo, bool known)
 		sw(c, 'S', 0);
 		T += 10;
 	}
+}
+
+static void start(const struct sl_topo *topo, bool known)
+{
+	start_capped(topo, known, 0);
 }
 
 static const struct sl_wakeup_rec *last_wakeup(void)
@@ -857,6 +866,40 @@ static void test_censoring(void)
 	   "slices still running at the end are cut with no end state");
 }
 
+/*
+ * The pool of open preemption records grows past its first 1024 up to the cap, drops and
+ * counts what is beyond it, and reuses the records of finished preemptions.
+ */
+static void test_preempt_pool(void)
+{
+	struct sl_engine_stats st;
+	int first;
+
+	start_capped(westmere, true, 2500);
+	/* 2999 preemptions on CPU 0 within 30 ms: all open until their window is swept */
+	for (int i = 0; i < 3000; i++) {
+		T += 10000;
+		sw(0, 'R', 1000 + i);
+	}
+	sl_engine_get_stats(E, &st);
+	is_int(st.open_preempts_peak, 2500, "open records: up to the cap of 2500");
+	is_int(st.preempts_dropped, 499, "the 499 beyond it dropped and counted");
+	/* seconds later, when those are finished and released: 100 more, none dropped */
+	T += 10 * 1000000000ull;
+	sw(0, 'S', 0);
+	first = nr_preempts;
+	for (int i = 0; i < 101; i++) {
+		T += 10000;
+		sw(0, 'R', 5000 + i);
+	}
+	sl_engine_finish(E, T + 1000);
+	sl_engine_get_stats(E, &st);
+	is_int(first, 2500, "the first 2500 were emitted by their windows' sweep");
+	is_int(nr_preempts - first, 100, "100 later ones, in records used before");
+	is_int(st.preempts_dropped, 499, "none of them dropped");
+	is_int(st.open_preempts_peak, 2500, "peak unchanged");
+}
+
 static void test_gap(void)
 {
 	int before;
@@ -1070,6 +1113,7 @@ int main(void)
 	test_lhp_context();
 	test_lhp_futex();
 	test_censoring();
+	test_preempt_pool();
 	test_gap();
 	test_untraced_switch();
 	test_task_churn();
