@@ -9,6 +9,7 @@
 #ifndef SL_ENGINE_LOCAL_H
 #define SL_ENGINE_LOCAL_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "engine.h"
@@ -36,8 +37,13 @@ struct cpu_state {
 #define MAX_MOVED_FUTEXES 8
 
 struct open_preempt {
-	struct sl_preempt_rec rec;
+	/* first, with rec's t0 and victim: the one cache line spin_run_ended() reads of every
+	 * record whose victim is off-CPU, on every long run's end (3 lines before) */
 	uint64_t t1; /* victim's switch-in, valid once resumed */
+	uint16_t group;
+	bool in_use;
+	bool resumed;
+	struct sl_preempt_rec rec;
 	/* tasks the victim released after t1, judged when the record finishes, once the
 	 * hubs of the window are known; beyond MAX_WAITER_CANDIDATES they only count */
 	int32_t cand_pid[MAX_WAITER_CANDIDATES];
@@ -67,11 +73,13 @@ struct open_preempt {
 	/* preempted by the task of its group it had just woken: a handoff, no waiters */
 	bool handoff;
 	uint16_t wakes; /* all wakeups the victim made within the horizon after t1 */
-	uint16_t group;
-	bool in_use;
-	bool resumed;
 	int32_t next_free;
 };
+
+_Static_assert(sizeof(struct open_preempt) % 64 == 0, "records stay cache-line aligned");
+_Static_assert(offsetof(struct open_preempt, rec.victim_pid) < 60 + 4 &&
+		       offsetof(struct open_preempt, rec.ts_ns) < 64,
+	       "what spin_run_ended() reads is in a record's first cache line");
 
 /* Per-window accumulators: "*" plus one per group seen in the window. */
 struct window {

@@ -33,10 +33,18 @@
 
 #include "engine-local.h"
 
+/* Cache-line aligned (records are 6 lines): see struct open_preempt's first fields. */
+static struct open_preempt *pool_alloc(size_t n)
+{
+	void *p;
+
+	return posix_memalign(&p, 64, n * sizeof(struct open_preempt)) ? NULL : p;
+}
+
 int preempt_init(struct sl_engine *e)
 {
 	e->preempt_cap = 1024;
-	e->preempts = malloc(e->preempt_cap * sizeof(*e->preempts));
+	e->preempts = pool_alloc(e->preempt_cap);
 	if (!e->preempts)
 		return -ENOMEM;
 	e->preempt_free = -1;
@@ -72,9 +80,11 @@ static int32_t alloc_record(struct sl_engine *e)
 				return -1;
 			if ((size_t)ncap > e->cfg.max_open_preempts)
 				ncap = (int32_t)e->cfg.max_open_preempts;
-			n = realloc(e->preempts, ncap * sizeof(*n));
+			n = pool_alloc(ncap);
 			if (!n)
 				return -1;
+			memcpy(n, e->preempts, e->preempt_hwm * sizeof(*n));
+			free(e->preempts);
 			e->preempts = n;
 			e->preempt_cap = ncap;
 		}
