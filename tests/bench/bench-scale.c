@@ -8,9 +8,9 @@
  * default) and `--windows-only`, 3 interleaved rounds. Printed, per shape and mode:
  * events per CPU-second (events over the child's user + system time from wait4(), every
  * thread; median of the rounds), the peak of the child's anonymous memory (RssAnon of
- * /proc/PID/status, sampled every 5 ms: the input is mapped, so RSS counts the file and
- * VmHWM says nothing about the heap; a peak shorter than 5 ms can be missed) beside its
- * VmHWM, and the database's bytes per event; then the 192-CPU throughput as a share of
+ * /proc/PID/status, sampled every 5 ms: a peak shorter than 5 ms can be missed; until
+ * ca5d42d the input was mapped and RSS counted the file) beside its VmHWM (since then the
+ * whole peak), and the database's bytes per event; then the 192-CPU throughput as a share of
  * the 16-CPU one, per round, median. The issue's targets: anonymous memory < 500 MB at
  * 50 M events, throughput within 20% of the 16-CPU figure. Figures only, no verdict.
  *
