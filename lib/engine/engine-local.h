@@ -77,8 +77,8 @@ struct open_preempt {
 };
 
 _Static_assert(sizeof(struct open_preempt) % 64 == 0, "records stay cache-line aligned");
-_Static_assert(offsetof(struct open_preempt, rec.victim_pid) < 60 + 4 &&
-		       offsetof(struct open_preempt, rec.ts_ns) < 64,
+_Static_assert(offsetof(struct open_preempt, rec.victim_pid) + sizeof(int32_t) <= 64 &&
+		       offsetof(struct open_preempt, rec.ts_ns) + sizeof(uint64_t) <= 64,
 	       "what spin_run_ended() reads is in a record's first cache line");
 
 /* Per-window accumulators: "*" plus one per group seen in the window. */
