@@ -94,6 +94,7 @@ static json_t *import_json(const struct sl_import_opts *o, const struct sl_impor
 	json_object_set_new(j, "lhp", json_integer(r->session.engine.lhp));
 	json_object_set_new(j, "out_of_order", json_integer(r->session.engine.out_of_order));
 	json_object_set_new(j, "switch_mismatch", json_integer(r->session.engine.switch_mismatch));
+	json_object_set_new(j, "spin_list_full", json_integer(r->session.engine.spin_list_full));
 	json_object_set_new(j, "windows_skipped", json_integer(r->session.engine.windows_skipped));
 	json_object_set_new(j, "topology", json_boolean(r->topo_known));
 	json_object_set_new(j, "waker_from_wakeup", json_boolean(r->waker_from_wakeup));

@@ -196,6 +196,7 @@ static json_t *record_json(const struct report *r)
 	json_object_set_new(o, "wakeups_unseen_run",
 			    json_integer(r->res.engine.wakeups_unseen_run));
 	json_object_set_new(o, "out_of_order", json_integer(r->res.engine.out_of_order));
+	json_object_set_new(o, "spin_list_full", json_integer(r->res.engine.spin_list_full));
 	json_object_set_new(o, "windows_skipped", json_integer(r->res.engine.windows_skipped));
 	json_object_set_new(o, "dropped_rows",
 			    json_integer(sl_writer_stats_dropped(&r->res.writer)));

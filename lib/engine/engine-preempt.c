@@ -478,6 +478,8 @@ void preempt_on_switch(struct sl_engine *e, struct sl_task *prev, struct sl_task
 		off_rec_prune(e, ev->ts_ns);
 	if (e->nr_off_rec < MAX_OFF_RECORDS)
 		e->off_rec[e->nr_off_rec++] = idx;
+	else
+		e->stats.spin_list_full++;
 }
 
 /* Hub bookkeeping: distinct same-group wakees, remembered over the last 8. */

@@ -98,6 +98,9 @@ struct sl_engine_stats {
 	uint64_t lhp;
 	uint64_t tasks_dropped; /* task table full */
 	uint64_t preempts_dropped; /* open preemption records cap reached */
+	/* preemptions not watched for spinners: MAX_OFF_RECORDS records were off-CPU or
+	 * within the spin horizon (docs/metrics.md) */
+	uint64_t spin_list_full;
 	uint64_t windows;
 	uint64_t windows_skipped; /* empty windows of a silence too long to be real, not written */
 	size_t tasks; /* live entries now */

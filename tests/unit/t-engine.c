@@ -884,6 +884,8 @@ static void test_preempt_pool(void)
 	sl_engine_get_stats(E, &st);
 	is_int(st.open_preempts_peak, 2500, "open records: up to the cap of 2500");
 	is_int(st.preempts_dropped, 499, "the 499 beyond it dropped and counted");
+	is_int(st.spin_list_full, 2500 - 256,
+	       "of those open, 256 watched for spinners, the rest counted");
 	/* seconds later, when those are finished and released: 100 more, none dropped */
 	T += 10 * 1000000000ull;
 	sw(0, 'S', 0);
@@ -898,6 +900,8 @@ static void test_preempt_pool(void)
 	is_int(nr_preempts - first, 100, "100 later ones, in records used before");
 	is_int(st.preempts_dropped, 499, "none of them dropped");
 	is_int(st.open_preempts_peak, 2500, "peak unchanged");
+	is_int(st.spin_list_full, 2500 - 256,
+	       "the released left the spinner list: all 100 watched");
 }
 
 static void test_gap(void)
