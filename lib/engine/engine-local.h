@@ -120,6 +120,9 @@ struct sl_engine {
 	 * detection; beyond the cap a record finds no spinners */
 	int32_t off_rec[MAX_OFF_RECORDS];
 	int nr_off_rec;
+	/* no record in off_rec passes its spin horizon before this (a lower bound; UINT64_MAX
+	 * while none has resumed), so a prune before it has nothing to do */
+	uint64_t off_rec_prune_ns;
 
 	/* windows: a ring of the open ones, oldest first */
 	bool started;
