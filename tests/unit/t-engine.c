@@ -676,6 +676,32 @@ static void test_lhp_context(void)
 	ok(lhp_finish(600, &p) && p->spinners == 0,
 	   "... seen running 400 us after its switch-in went untraced: no spinners");
 
+	/* a member ran 400 us from before t0 and slept 50 us after it: it spun for the lock
+	 * and backed off, no progress; slept 150 us after it: progress */
+	for (int after_us = 50; after_us <= 150; after_us += 100) {
+		v_runs_w1_sleeps();
+		T = 2500000;
+		sw(1, 'S', 950);
+		T = 2600000;
+		wake(1, 951, 4, 4);
+		T = 3000000 + (uint64_t)after_us * 1000 - 400000;
+		sw(9, 'S', 605);
+		T = 3000000;
+		sw(4, 'R', 951);
+		T = 3000000 + (uint64_t)after_us * 1000;
+		sw(9, 'S', 0);
+		T = 5000000;
+		sw(4, 'S', 600);
+		T = 5100000;
+		wake_irq(4, 601, 6, 6, SL_IRQ_HARD);
+		if (after_us == 50)
+			ok(lhp_finish(600, &p) && p->spinners == 1,
+			   "a member's 400 us run that ends asleep 50 us after t0: no progress, a spinner");
+		else
+			ok(lhp_finish(600, &p) && p->spinners == 0,
+			   "... asleep 150 us after t0: progress, no spinners");
+	}
+
 	/* handoff: V wakes 602 (its group), which preempts it 5 us later */
 	handoff_scene(5000);
 	ok(lhp_finish(600, &p) && p->waiters == 0,
