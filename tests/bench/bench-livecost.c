@@ -10,7 +10,10 @@
  * one a round): the host's speed drifts by more than the recorders differ (unrecorded
  * tps 27-35 k in one benchmark here), so a configuration's cost in a round is 1 - its tps
  * / the mean of the unrecorded runs either side. The figure is the median over rounds of
- * each recorder's cost over perf's (target: at most 0.5). tps is pgbench's own "tps = ...
+ * each recorder's cost over perf's (target: at most 0.5). Beside it, each recorder process's
+ * own CPU time (all its threads, from wait4) per second of pgbench and its median ratio to
+ * perf's: a measure the drift moves far less, though without the tracepoints' cost in the
+ * workload's own context. tps is pgbench's own "tps = ...
  * (without initial connection time)". Each recorder gets 2 s to start before pgbench and
  * is stopped with SIGINT after it. Skips (exit 0) when not root or PostgreSQL or perf is
  * missing; exit 1 when a run fails or the target is missed.

@@ -64,7 +64,7 @@ def main():
                 prev = int(re.search(r"prev_pid=(\d+)", body).group(1))
                 nxt = int(re.search(r"next_pid=(\d+)", body).group(1))
                 state = re.search(r"prev_state=(\S+)", body).group(1)
-                events.append((ts, "switch", prev, (state, nxt, cpu), cpu))
+                events.append((ts, "switch", prev, (state, nxt), cpu))
             else:
                 events.append((ts, "other", pid, None, cpu))
 
@@ -130,7 +130,7 @@ def main():
             if pid in sleep_from:
                 sleeps.setdefault(pid, []).append((sleep_from.pop(pid), ts))
             continue
-        st, nxt, cpu = d
+        st, nxt = d
         if cpu in on_cpu and on_cpu[cpu][1] not in threads and on_cpu[cpu][1] != 0:
             other_ns += ts - on_cpu[cpu][0]
         on_cpu[cpu] = (ts, nxt)
