@@ -67,8 +67,11 @@ static struct sl_comm_count *slot(struct sl_comm_counts *cc, const char *comm)
 		cc->tab = n;
 		cc->cap = ncap;
 	}
+	/* memcmp first: sources copy the same 16 bytes every time, so it nearly always
+	 * settles the question without walking the string (as the engine's tasks do) */
 	for (i = hash_comm(comm) & (cc->cap - 1); cc->tab[i].comm[0]; i = (i + 1) & (cc->cap - 1))
-		if (!strncmp(cc->tab[i].comm, comm, SL_COMM_LEN))
+		if (!memcmp(cc->tab[i].comm, comm, SL_COMM_LEN) ||
+		    !strncmp(cc->tab[i].comm, comm, SL_COMM_LEN))
 			return &cc->tab[i];
 	memcpy(cc->tab[i].comm, comm, SL_COMM_LEN);
 	cc->tab[i].comm[SL_COMM_LEN - 1] = '\0';
