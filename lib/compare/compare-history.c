@@ -3,8 +3,9 @@
  * What the database's history tells a comparison about run-to-run variance: comparable
  * runs outside it (its label and topology), grouped by configuration (kernel release,
  * sched_features, preemption mode), give per group and metric a pooled run-to-run
- * variance, and variance-ratio features for the empirical-Bayes prior that compare.c fits
- * (docs/statistics.md).
+ * variance, and variance-ratio features for the empirical-Bayes prior that compare.c fits;
+ * runs of a compared configuration outside the comparison also give their distance from
+ * the side's runs (docs/statistics.md, "The compared kernels' other runs").
  */
 #include <errno.h>
 #include <math.h>
@@ -16,12 +17,12 @@
 #include "compare-units-local.h"
 #include "store-query.h"
 
-struct hgroup *cmp_find_hgroup(struct features *fs, const char *name, bool add)
+struct hgroup *cmp_find_hgroup(struct features *fs, const char *name, bool own, bool add)
 {
 	struct hgroup *h;
 
 	for (int i = 0; i < fs->nr_hg; i++)
-		if (!strcmp(fs->hg[i].name, name))
+		if (fs->hg[i].own == own && !strcmp(fs->hg[i].name, name))
 			return &fs->hg[i];
 	if (!add || !(h = realloc(fs->hg, sizeof(*h) * (fs->nr_hg + 1))))
 		return NULL;
@@ -29,6 +30,7 @@ struct hgroup *cmp_find_hgroup(struct features *fs, const char *name, bool add)
 	h = &fs->hg[fs->nr_hg++];
 	memset(h, 0, sizeof(*h));
 	snprintf(h->name, sizeof(h->name), "%s", name);
+	h->own = own;
 	return h;
 }
 
@@ -54,13 +56,14 @@ int cmp_add_feature(struct features *fs, double s2, double d, double v)
 	return 0;
 }
 
-static bool on_a_side(const struct sl_comparison *c, int64_t id)
+/* The side run id is on, or -1. */
+static int side_of(const struct sl_comparison *c, int64_t id)
 {
 	for (int s = 0; s < 2; s++)
 		for (int i = 0; i < c->side[s].nr_runs; i++)
 			if (c->side[s].runs[i] == id)
-				return true;
-	return false;
+				return s;
+	return -1;
 }
 
 /* The features of one configuration's runs: every group and metric with two or more runs. */
@@ -90,7 +93,7 @@ static int config_features(struct sl_store *store, const struct sl_compare_opts 
 			err = -ENOMEM;
 		else
 			err = cmp_unit_stats(&bc, &g->side[0], &rng, y, w);
-		if (!err && !(hg = cmp_find_hgroup(fs, g->name, true)))
+		if (!err && !(hg = cmp_find_hgroup(fs, g->name, false, true)))
 			err = -ENOMEM;
 		for (size_t m = 0; m < sl_nr_metrics && !err; m++) {
 			const double *yy[2] = { y, y }, *ww[2] = { w, w };
@@ -110,12 +113,91 @@ static int config_features(struct sl_store *store, const struct sl_compare_opts 
 }
 
 /*
- * The database's history: comparable runs (c's label and topology) of configurations with
- * two or more such runs, outside the comparison, newest first, at most o->history_runs,
- * grouped by configuration: kernel release, sched_features and preemption mode. Runs of
- * one configuration are replicates of each other; runs of one kernel with another feature
- * set are not (a feature toggle is a change, not noise). None with --force (no label or
- * topology to match) or with segments.
+ * The runs of a compared configuration outside the comparison (others) are replicates of
+ * the side's runs (side) like its own: per group and metric, the distance of their mean
+ * from the side's, (mean_others - mean_side)^2 / (1/n_others + 1/n_side), estimates the
+ * variance of one run's value on 1 df, independently of the side's own residuals. Added to
+ * fs's own hgroups; others' residuals about their own mean are the history's
+ * (config_features). The distance shares the side's mean with the compared difference, so
+ * a large difference tends to come with a large distance: conservative, not biased
+ * (docs/statistics.md; make calibrate's "+1" rows measure it).
+ */
+static int config_contrast(struct sl_store *store, const struct sl_compare_opts *o,
+			   const struct sl_cmp_side *side, const struct sl_cmp_side *others,
+			   struct features *fs)
+{
+	struct sl_cmp_side all = { 0 };
+	struct loaded l = { 0 };
+	int err = 0;
+
+	all.nr_runs = side->nr_runs + others->nr_runs;
+	if (!(all.runs = malloc(sizeof(*all.runs) * all.nr_runs)))
+		return -ENOMEM;
+	memcpy(all.runs, side->runs, sizeof(*all.runs) * side->nr_runs);
+	memcpy(all.runs + side->nr_runs, others->runs, sizeof(*all.runs) * others->nr_runs);
+	err = cmp_load_side(store, o, &all, 0, &l);
+	for (int i = 0; i < l.nr && !err; i++) {
+		const struct group *g = &l.g[i];
+		double *y = NULL, boot[MAX_METRICS], sums[NC];
+		int map[SL_HIST_BUCKETS];
+		uint16_t unmap[SL_HIST_BUCKETS];
+		struct hgroup *hg = NULL;
+		struct boot_ctx bc;
+
+		if (g->side[0].nr < 2 || g->side[0].windows < o->min_windows)
+			continue;
+		cmp_ctx_init(o, g, map, unmap, &bc);
+		if (!(y = malloc(sizeof(double) * g->side[0].nr * MAX_METRICS)))
+			err = -ENOMEM;
+		/* observed values only: no resamples, so no generator is drawn from */
+		for (int u = 0; u < g->side[0].nr && !err; u++) {
+			struct gside one = { .u = &g->side[0].u[u],
+					     .nr = 1,
+					     .windows = g->side[0].u[u].n };
+
+			err = cmp_side_boot(&bc, &one, NULL, 0, y + u * MAX_METRICS, boot, sums);
+		}
+		if (!err && !(hg = cmp_find_hgroup(fs, g->name, true, true)))
+			err = -ENOMEM;
+		for (size_t m = 0; m < sl_nr_metrics && !err; m++) {
+			double sum[2] = { 0, 0 };
+			int n[2] = { 0, 0 };
+
+			for (int u = 0; u < g->side[0].nr; u++) {
+				double yu = y[u * MAX_METRICS + m];
+				bool mine = false;
+
+				for (int r = 0; r < side->nr_runs; r++)
+					mine |= side->runs[r] == g->side[0].u[u].run_id;
+				if (!isnan(yu)) {
+					sum[!mine] += yu;
+					n[!mine]++;
+				}
+			}
+			if (n[0] && n[1]) {
+				double dist = sum[1] / n[1] - sum[0] / n[0];
+
+				hg->ss[m] += dist * dist / (1.0 / n[0] + 1.0 / n[1]);
+				hg->df[m] += 1;
+			}
+		}
+		free(y);
+	}
+	cmp_free_loaded(&l);
+	free(all.runs);
+	return err;
+}
+
+/*
+ * The database's history: comparable runs (c's label and topology) outside the comparison,
+ * newest first, at most o->history_runs, grouped by configuration: kernel release,
+ * sched_features and preemption mode. Runs of one configuration are replicates of each
+ * other; runs of one kernel with another feature set are not (a feature toggle is a
+ * change, not noise). A configuration with two or more such runs gives features and the
+ * history's variance (config_features); one that is the whole of a side's, the distance of
+ * its other runs with the side's params (runs.params: --param, the lab's workload
+ * settings) from the side's (config_contrast). None with --force (no label or topology to
+ * match) or with segments.
  */
 /* The history's runs as they come (sl_query_history_runs()), one configuration at a time. */
 struct hist_load {
@@ -123,32 +205,106 @@ struct hist_load {
 	const struct sl_compare_opts *o; /* with segment_ns = 0 */
 	const struct sl_comparison *c;
 	struct features *fs;
-	struct sl_cmp_side side; /* the current configuration's runs */
 	char *cur; /* the current configuration */
+	struct sl_cmp_side side; /* its runs outside the comparison */
+	char **params; /* theirs */
+	int on_side[2]; /* its runs on each side of the comparison */
+	char *side_params[2]; /* theirs, when they all have the same */
+	bool side_mixed[2]; /* they have not */
 	int taken;
 };
 
-static int history_run(void *ctx, int64_t id, const char *k)
+static bool same_params(const char *a, const char *b)
 {
-	struct hist_load *h = ctx;
-	int64_t *p;
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* A side's whole run list is of the current configuration, with params the others can match. */
+static bool whole_side(const struct hist_load *h, int s)
+{
+	return h->on_side[s] == h->c->side[s].nr_runs && !h->on_side[!s] && !h->side_mixed[s];
+}
+
+static void config_forget(struct hist_load *h)
+{
+	for (int i = 0; i < h->side.nr_runs; i++)
+		free(h->params[i]);
+	h->side.nr_runs = 0;
+	for (int s = 0; s < 2; s++) {
+		free(h->side_params[s]);
+		h->side_params[s] = NULL;
+		h->on_side[s] = 0;
+		h->side_mixed[s] = false;
+	}
+}
+
+/* What the current configuration's runs give, then forgets them. */
+static int config_done(struct hist_load *h)
+{
+	struct sl_cmp_side others = { 0 };
 	int err = 0;
 
-	if (on_a_side(h->c, id) || !k)
+	if (h->side.nr_runs >= 2)
+		err = config_features(h->store, h->o, &h->side, h->fs);
+	if (h->side.nr_runs && !(others.runs = malloc(sizeof(*others.runs) * h->side.nr_runs)))
+		err = err ?: -ENOMEM;
+	for (int s = 0; s < 2 && !err; s++) {
+		if (!whole_side(h, s))
+			continue;
+		others.nr_runs = 0;
+		for (int i = 0; i < h->side.nr_runs; i++)
+			if (same_params(h->params[i], h->side_params[s]))
+				others.runs[others.nr_runs++] = h->side.runs[i];
+		if (others.nr_runs)
+			err = config_contrast(h->store, h->o, &h->c->side[s], &others, h->fs);
+	}
+	free(others.runs);
+	config_forget(h);
+	return err;
+}
+
+static int history_run(void *ctx, int64_t id, const char *k, const char *params)
+{
+	struct hist_load *h = ctx;
+	char *copy = NULL, **pp;
+	int64_t *p;
+	int err = 0, s;
+
+	if (!k)
 		return 0;
 	if (!h->cur || strcmp(h->cur, k)) {
-		if (h->side.nr_runs >= 2)
-			err = config_features(h->store, h->o, &h->side, h->fs);
-		h->side.nr_runs = 0;
+		err = config_done(h);
 		free(h->cur);
 		if (!(h->cur = strdup(k)))
 			return -ENOMEM;
 	}
-	if (err || h->taken >= h->o->history_runs)
+	if (err)
 		return err;
-	if (!(p = realloc(h->side.runs, sizeof(*p) * (h->side.nr_runs + 1))))
+	if (params && !(copy = strdup(params)))
 		return -ENOMEM;
-	h->side.runs = p;
+	if ((s = side_of(h->c, id)) >= 0) {
+		if (h->on_side[s]++ == 0)
+			h->side_params[s] = copy;
+		else {
+			h->side_mixed[s] |= !same_params(copy, h->side_params[s]);
+			free(copy);
+		}
+		return 0;
+	}
+	if (h->taken >= h->o->history_runs) {
+		free(copy);
+		return 0;
+	}
+	p = realloc(h->side.runs, sizeof(*p) * (h->side.nr_runs + 1));
+	if (p)
+		h->side.runs = p;
+	pp = p ? realloc(h->params, sizeof(*pp) * (h->side.nr_runs + 1)) : NULL;
+	if (!pp) {
+		free(copy);
+		return -ENOMEM;
+	}
+	h->params = pp;
+	h->params[h->side.nr_runs] = copy;
 	h->side.runs[h->side.nr_runs++] = id;
 	h->taken++;
 	return 0;
@@ -169,9 +325,11 @@ int cmp_history_features(struct sl_store *store, const struct sl_compare_opts *o
 	err = sl_query_history_runs(store, c->label, c->topo_hash,
 				    o->history_runs + c->side[0].nr_runs + c->side[1].nr_runs,
 				    history_run, &h);
-	if (!err && h.side.nr_runs >= 2)
-		err = config_features(store, &ho, &h.side, fs);
+	if (!err)
+		err = config_done(&h);
+	config_forget(&h);
 	free(h.side.runs);
+	free(h.params);
 	free(h.cur);
 	return err;
 }

@@ -127,9 +127,14 @@ void cmp_unit_model(const double *const y[2], const double *const w[2], const in
 		    int n_out[2], double *s2, double *d, double *v);
 
 /* The history (compare-history.c). */
-/* A group's run-to-run variance in the history: sums of squares and df per metric. */
+/*
+ * A group's run-to-run variance in the history (own false: replicates of other
+ * configurations) or in the compared configurations' own runs outside the comparison (own
+ * true): sums of squares and df per metric.
+ */
 struct hgroup {
 	char name[SL_GROUP_LEN];
+	bool own;
 	double ss[MAX_METRICS], df[MAX_METRICS];
 };
 
@@ -144,14 +149,16 @@ struct features {
 	int nr_hg;
 };
 
-/* fs's history group of that name; added (zeroed) when add, else NULL when absent. */
-struct hgroup *cmp_find_hgroup(struct features *fs, const char *name, bool add);
+/* fs's history group of that name and kind; added (zeroed) when add, else NULL when absent. */
+struct hgroup *cmp_find_hgroup(struct features *fs, const char *name, bool own, bool add);
 /* A variance ratio s2 / v on d degrees of freedom for the prior (skipped when undefined). */
 int cmp_add_feature(struct features *fs, double s2, double d, double v);
 /*
- * The database's history: comparable runs (c's label and topology) of configurations with
- * two or more such runs, outside the comparison, newest first, at most o->history_runs:
- * their features into fs. None with --force (no label or topology) or with segments.
+ * The database's history: comparable runs (c's label and topology) outside the comparison,
+ * newest first, at most o->history_runs: the features of configurations with two or more
+ * such runs into fs, and where a side's runs are all of one configuration that has runs
+ * outside the comparison, the residuals those runs add to the side's own (own hgroups).
+ * None with --force (no label or topology) or with segments.
  */
 int cmp_history_features(struct sl_store *store, const struct sl_compare_opts *o,
 			 const struct sl_comparison *c, struct features *fs);

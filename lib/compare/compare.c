@@ -8,8 +8,9 @@
  * moving-block bootstrap of its windows; block sums come from prefix sums, so a resample
  * costs one subtraction per column per block (a run of CMP_MIN_BINS 10-minute bins or
  * more is loaded by its bins of window_bins, which then stand for its windows). Run-to-run
- * variance is the units' residual variance, shrunk toward the history's (comparable runs
- * of other kernels) or toward an empirical-Bayes prior fitted over every metric and group.
+ * variance is the units' residual variance, with the compared kernels' other runs' distance
+ * from them (own_runs()), shrunk toward the history's (comparable runs of other
+ * configurations) or toward an empirical-Bayes prior fitted over every metric and group.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -411,7 +412,7 @@ static int runs_for(double sigma2, double h, double z, int now)
 static void moderate(const struct sl_compare_opts *o, const struct sl_comparison *c,
 		     struct features *fs, struct sl_finding *f)
 {
-	const struct hgroup *hg = cmp_find_hgroup(fs, f->grp, false);
+	const struct hgroup *hg = cmp_find_hgroup(fs, f->grp, false, false);
 	size_t m = (size_t)(f->metric - sl_metrics);
 	double sigma2, se, q, d0 = c->prior_d0, r;
 
@@ -458,6 +459,21 @@ static void moderate(const struct sl_compare_opts *o, const struct sl_comparison
 		f->ci_lo = f->delta - q * se;
 		f->ci_hi = f->delta + q * se;
 	}
+}
+
+/*
+ * The compared configurations' runs outside the comparison are replicates of the sides'
+ * runs: their residuals (compare-history.c, config_contrast) join f's own, s2 on d df.
+ */
+static void own_runs(struct features *fs, struct sl_finding *f)
+{
+	const struct hgroup *own = cmp_find_hgroup(fs, f->grp, true, false);
+	size_t m = (size_t)(f->metric - sl_metrics);
+
+	if (!own || !(own->df[m] > 0))
+		return;
+	f->s2 = ((f->d > 0 ? f->d * f->s2 : 0) + own->ss[m]) / (f->d + own->df[m]);
+	f->d += own->df[m];
 }
 
 /*
@@ -532,11 +548,15 @@ static int decide(struct sl_store *store, const struct sl_compare_opts *o, struc
 		err = -ENOMEM;
 		goto out;
 	}
+	if ((err = cmp_history_features(store, o, c, &fs)))
+		goto out;
 	for (size_t i = 0; i < c->nr_findings && !err; i++)
-		if (c->findings[i].verdict != SL_V_INSUFFICIENT)
+		if (c->findings[i].verdict != SL_V_INSUFFICIENT) {
+			own_runs(&fs, &c->findings[i]);
 			err = cmp_add_feature(&fs, c->findings[i].s2, c->findings[i].d,
 					      c->findings[i].v);
-	if (err || (err = cmp_history_features(store, o, c, &fs)))
+		}
+	if (err)
 		goto out;
 	c->prior_features = (int)fs.n;
 	sl_stats_fit_prior(fs.r, fs.d, fs.n, &c->prior_s02, &c->prior_d0);

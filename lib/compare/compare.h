@@ -4,8 +4,9 @@
  * candidate set of runs (by kernel release, by run ids, or the previous kernel against
  * the current one for a workload label), loads their windows, and tests every metric of
  * lib/common/metrics.h for every group with a moderated t on run values: within-run variance from
- * a block bootstrap of each run's windows, run-to-run variance from the runs, shrunk toward
- * the database's history of comparable runs or an empirical-Bayes prior over all metrics.
+ * a block bootstrap of each run's windows, run-to-run variance from the runs (and the
+ * compared kernels' other runs), shrunk toward the database's history of comparable runs
+ * or an empirical-Bayes prior over all metrics.
  * Primary metrics are Holm-adjusted, secondary ones Benjamini-Hochberg. A metric is flagged
  * when significant, past the relative threshold and past its floor; equivalent when its
  * interval lies within that margin; inconclusive otherwise. The comparison and its

@@ -62,22 +62,25 @@ int sl_query_history_runs(struct sl_store *store, const char *label, const char 
 
 	/* cfg: the configuration as one string (unit separators between its parts); n: its
 	 * comparable runs */
-	if (sqlite3_prepare_v2(db,
-			       "WITH c AS (SELECT r.id, r.kernel_release || char(31) || "
-			       "coalesce(r.sched_features, '') || char(31) || "
-			       "coalesce(r.preempt_mode, '') AS cfg FROM runs r JOIN hosts h "
-			       "ON h.id = r.host_id WHERE r.workload = ?1 AND h.topo_hash = ?2), "
-			       "n AS (SELECT id, cfg, count(*) OVER (PARTITION BY cfg) AS n FROM c) "
-			       "SELECT id, cfg FROM (SELECT id, cfg FROM n WHERE n >= 2 "
-			       "ORDER BY id DESC LIMIT ?3) ORDER BY cfg, id",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    db,
+		    "WITH c AS (SELECT r.id, r.kernel_release || char(31) || "
+		    "coalesce(r.sched_features, '') || char(31) || "
+		    "coalesce(r.preempt_mode, '') AS cfg, r.params FROM runs r JOIN hosts h "
+		    "ON h.id = r.host_id WHERE r.workload = ?1 AND h.topo_hash = ?2), "
+		    "n AS (SELECT id, cfg, params, count(*) OVER (PARTITION BY cfg) AS n "
+		    "FROM c) "
+		    "SELECT id, cfg, params FROM (SELECT id, cfg, params FROM n WHERE n >= 2 "
+		    "ORDER BY id DESC LIMIT ?3) ORDER BY cfg, id",
+		    -1, &st, NULL) != SQLITE_OK)
 		return sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, topo_hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if ((err = cb(ctx, sqlite3_column_int64(st, 0),
-			      (const char *)sqlite3_column_text(st, 1))))
+			      (const char *)sqlite3_column_text(st, 1),
+			      (const char *)sqlite3_column_text(st, 2))))
 			break;
 	if (!err && rc != SQLITE_DONE)
 		err = sl_error(-SL_EDB, "cannot read runs: %s", sqlite3_errmsg(db));

@@ -129,11 +129,12 @@ int sl_query_run_cpus_rows(struct sl_store *store, int64_t run_id, json_t **ret)
  * topo_json, topo_hash}; -ENOENT when the database has no run. */
 int sl_query_newest_run_host(struct sl_store *store, json_t **ret);
 
-/* The comparable history of a label on one topology (compare.c's history_features()): the
- * newest runs, at most limit, of workload label on hosts of topo_hash whose configuration
- * (kernel release, sched_features and preemption mode, joined by char(31) in cfg) has two
- * or more such runs, ordered by cfg then id. cb gets each; a non-zero return stops. */
-typedef int (*sl_query_cfg_run_cb)(void *ctx, int64_t run_id, const char *cfg);
+/* The comparable history of a label on one topology (compare-history.c): the newest runs,
+ * at most limit, of workload label on hosts of topo_hash whose configuration (kernel
+ * release, sched_features and preemption mode, joined by char(31) in cfg) has two or more
+ * such runs, ordered by cfg then id. cb gets each with its runs.params text (NULL when
+ * none); a non-zero return stops. */
+typedef int (*sl_query_cfg_run_cb)(void *ctx, int64_t run_id, const char *cfg, const char *params);
 int sl_query_history_runs(struct sl_store *store, const char *label, const char *topo_hash,
 			  int limit, sl_query_cfg_run_cb cb, void *ctx);
 

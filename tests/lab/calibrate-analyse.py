@@ -23,10 +23,14 @@ LABELS = {"pg61": "pgbench", "pg612": "pgbench", "hb": "hackbench", "nowa": "hac
 
 # Known effects: (name, baseline config, candidate config, [(group, metric), ...]); an
 # effect counts as found in a comparison when every listed question is answered by one of
-# its metrics being flagged (the list's inner tuples are alternatives).
+# its metrics being flagged (the list's inner tuples are alternatives). Lock-holder
+# preemption answers the preemption question too: it is what 6.12 (EEVDF) changed for
+# postgres in every lab run (LHP cost 0.00-0.02 vs 4.0-5.0 ms/s), while its preemption
+# share moved in some runs only.
 EFFECTS = [
     ("6.1 vs 6.12 pgbench", "pg61", "pg612", [
-        ("postgres preemption", "postgres", ("preempt_share", "preempt_wakeup_rate")),
+        ("postgres preemption", "postgres",
+         ("preempt_share", "preempt_wakeup_rate", "lhp_cost", "lhp_rate")),
         ("postgres placement vs waker", "postgres",
          ("waker_same_share", "policy_affine_share")),
     ]),
@@ -42,11 +46,13 @@ EFFECTS = [
 FLAGGED = ("regression", "improvement", "change")
 
 
-def diff(sl, db, label, base, cand):
-    """One comparison: (exit status, findings by (group, metric))."""
+def diff(sl, db, label, base, cand, group=None):
+    """One comparison (of group alone with group): (exit status, findings by (group,
+    metric))."""
     p = subprocess.run([sl, "diff", "--db", db, "-l", label, "--no-store", "--json",
                         "--baseline-runs", ",".join(map(str, base)),
-                        "--candidate-runs", ",".join(map(str, cand))],
+                        "--candidate-runs", ",".join(map(str, cand))] +
+                       (["-g", group] if group else []),
                        capture_output=True, text=True)
     if p.returncode not in (0, 1, 3):
         sys.exit(f"schedlens diff {base} vs {cand} failed ({p.returncode}): {p.stderr}")
@@ -126,12 +132,15 @@ def main():
 
     print()
     print("Power: known changes, every combination of runs (flagged / inconclusive / "
-          "equivalent of the question's best metric)")
-    print(f"{'change':<42} {'question':<30} {'runs':>5} {'pairs':>5} {'flagged':>8} "
-          f"{'inconcl.':>8} {'equiv.':>7}")
-    for name, bcfg, ccfg, questions in EFFECTS:
+          "equivalent of the question's best metric), as `schedlens diff` compares them "
+          "and with -g naming the question's group (its primary family then that group's "
+          "five headline metrics)")
+    print(f"{'change':<42} {'question':<30} {'-g':<10} {'runs':>5} {'pairs':>5} "
+          f"{'flagged':>8} {'inconcl.':>8} {'equiv.':>7}")
+    for (name, bcfg, ccfg, questions), named in itertools.product(EFFECTS, (False, True)):
         if bcfg not in runs or ccfg not in runs:
             continue
+        group = questions[0][1] if named else None
         for kb, kc in ((1, 1), (2, 1), (2, 2), (3, 3)):
             combos = [(b, c) for b in itertools.combinations(runs[bcfg], kb)
                       for c in itertools.combinations(runs[ccfg], kc)]
@@ -140,7 +149,7 @@ def main():
             tally = {q[0]: [0, 0, 0] for q in questions}
             both = 0
             for base, cand in combos:
-                _, fs = diff(sl, db, LABELS[bcfg], base, cand)
+                _, fs = diff(sl, db, LABELS[bcfg], base, cand, group)
                 found = 0
                 for qname, grp, metrics in questions:
                     vs = [fs[(grp, m)]["verdict"] for m in metrics if (grp, m) in fs]
@@ -154,16 +163,18 @@ def main():
                 both += found == len(questions)
             n = len(combos)
             for qname, (fl, inc, eq) in tally.items():
-                print(f"{name:<42} {qname:<30} {kb}v{kc:<3} {n:>5} {pct(fl, n):>8} "
-                      f"{pct(inc, n):>8} {pct(eq, n):>7}")
+                print(f"{name:<42} {qname:<30} {group or '-':<10} {kb}v{kc:<3} {n:>5} "
+                      f"{pct(fl, n):>8} {pct(inc, n):>8} {pct(eq, n):>7}")
                 result["power"].append({"change": name, "question": qname,
-                                        "runs": f"{kb}v{kc}", "combinations": n,
+                                        "group": group, "runs": f"{kb}v{kc}",
+                                        "combinations": n,
                                         "flagged": fl, "inconclusive": inc,
                                         "equivalent": eq})
                 if bcfg == "hb" and ccfg == "nowa" and (kb, kc) == (2, 1) and eq:
                     missed.append(f"{name}: {qname} equivalent in {eq} of {n} at 2v1")
             if bcfg == "pg61" and (kb, kc) == (2, 2) and both * 2 <= n:
-                missed.append(f"{name} 2v2: both questions flagged in {both} of {n} only")
+                missed.append(f"{name} 2v2{' -g ' + group if group else ''}: both "
+                              f"questions flagged in {both} of {n} only")
 
     json.dump(result, open(f"{d}/calibration.json", "w"), indent=1)
     print()
