@@ -312,6 +312,21 @@ bool sl_instance_has_event(struct sl_instance *si, const char *system, const cha
 	return tracefs_event_file_exists(si->inst, system, event, "enable");
 }
 
+/* One of the instance's files, opened close-on-exec: an fd, or -errno. */
+static int open_instance_file(struct sl_instance *si, const char *file, int flags)
+{
+	char *path = tracefs_instance_get_file(si->inst, file);
+	int fd;
+
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	tracefs_put_tracing_file(path);
+	return fd;
+}
+
 /*
  * Writes the event's own enable file. tracefs_event_enable() matches system and event as
  * regular expressions against every system and event the kernel has: some 2,600 stat
@@ -319,17 +334,15 @@ bool sl_instance_has_event(struct sl_instance *si, const char *system, const cha
  */
 int sl_instance_enable_event(struct sl_instance *si, const char *system, const char *event)
 {
-	char file[256], *path;
+	char file[256];
 	int fd, err = 0;
 
 	snprintf(file, sizeof(file), "events/%s/%s/enable", system, event);
-	path = tracefs_instance_get_file(si->inst, file);
-	if (!path)
-		return -ENOMEM;
+	fd = open_instance_file(si, file, O_WRONLY);
 	errno = 0;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	tracefs_put_tracing_file(path);
-	if (fd < 0 || write(fd, "1", 1) != 1)
+	if (fd < 0)
+		err = -fd;
+	else if (write(fd, "1", 1) != 1)
 		err = errno ? errno : EIO;
 	if (fd >= 0)
 		close(fd);
@@ -359,16 +372,10 @@ int sl_instance_trace_off(struct sl_instance *si)
 
 int sl_instance_cpu_stats_open(struct sl_instance *si, int cpu)
 {
-	char file[64], *path;
-	int fd;
+	char file[64];
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	path = tracefs_instance_get_file(si->inst, file);
-	if (!path)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	tracefs_put_tracing_file(path);
-	return fd < 0 ? -errno : fd;
+	return open_instance_file(si, file, O_RDONLY);
 }
 
 int sl_instance_cpu_lost_fd(int fd, unsigned long long *ret_lost)
