@@ -4,8 +4,8 @@
  * runs outside it (its label and topology), grouped by configuration (kernel release,
  * sched_features, preemption mode), give per group and metric a pooled run-to-run
  * variance, and variance-ratio features for the empirical-Bayes prior that compare.c fits;
- * runs of a compared configuration outside the comparison also give their distance from
- * the side's runs (docs/statistics.md, "The compared kernels' other runs").
+ * runs of a compared configuration outside the comparison are the side's replicates
+ * instead (docs/statistics.md, "The compared kernels' other runs").
  */
 #include <errno.h>
 #include <math.h>
@@ -114,17 +114,26 @@ static int config_features(struct sl_store *store, const struct sl_compare_opts 
 
 /*
  * The runs of a compared configuration outside the comparison (others) are replicates of
- * the side's runs (side) like its own: per group and metric, the distance of their mean
- * from the side's, (mean_others - mean_side)^2 / (1/n_others + 1/n_side), estimates the
- * variance of one run's value on 1 df, independently of the side's own residuals. Added to
- * fs's own hgroups; others' residuals about their own mean are the history's
- * (config_features). The distance shares the side's mean with the compared difference, so
- * a large difference tends to come with a large distance: conservative, not biased
- * (docs/statistics.md; make calibrate's "+1" rows measure it).
+ * the side's runs (side) like its own, at the same level: per group and metric their
+ * residuals about their own mean, and the distance of their mean from the side's,
+ * (mean_others - mean_side)^2 / (1/n_others + 1/n_side), estimate the variance of one
+ * run's value on n_others df in all, independently of the side's own residuals. Added to
+ * fs's own hgroups, which join the comparison's own residuals (compare.c, own_runs()). The
+ * distance shares the side's mean with the compared difference, so a large difference
+ * tends to come with a large distance: conservative, not biased (docs/statistics.md; make
+ * calibrate's "+1" and "+2" rows measure it).
  */
-static int config_contrast(struct sl_store *store, const struct sl_compare_opts *o,
-			   const struct sl_cmp_side *side, const struct sl_cmp_side *others,
-			   struct features *fs)
+static bool own_run(const struct sl_cmp_side *side, int64_t id)
+{
+	for (int r = 0; r < side->nr_runs; r++)
+		if (side->runs[r] == id)
+			return true;
+	return false;
+}
+
+static int config_own(struct sl_store *store, const struct sl_compare_opts *o,
+		      const struct sl_cmp_side *side, const struct sl_cmp_side *others,
+		      struct features *fs)
 {
 	struct sl_cmp_side all = { 0 };
 	struct loaded l = { 0 };
@@ -165,20 +174,24 @@ static int config_contrast(struct sl_store *store, const struct sl_compare_opts 
 
 			for (int u = 0; u < g->side[0].nr; u++) {
 				double yu = y[u * MAX_METRICS + m];
-				bool mine = false;
+				bool mine = own_run(side, g->side[0].u[u].run_id);
 
-				for (int r = 0; r < side->nr_runs; r++)
-					mine |= side->runs[r] == g->side[0].u[u].run_id;
 				if (!isnan(yu)) {
 					sum[!mine] += yu;
 					n[!mine]++;
 				}
 			}
 			if (n[0] && n[1]) {
-				double dist = sum[1] / n[1] - sum[0] / n[0];
+				double mean = sum[1] / n[1], dist = mean - sum[0] / n[0];
 
+				for (int u = 0; u < g->side[0].nr; u++) {
+					double yu = y[u * MAX_METRICS + m];
+
+					if (!isnan(yu) && !own_run(side, g->side[0].u[u].run_id))
+						hg->ss[m] += (yu - mean) * (yu - mean);
+				}
 				hg->ss[m] += dist * dist / (1.0 / n[0] + 1.0 / n[1]);
-				hg->df[m] += 1;
+				hg->df[m] += n[1];
 			}
 		}
 		free(y);
@@ -193,11 +206,11 @@ static int config_contrast(struct sl_store *store, const struct sl_compare_opts 
  * newest first, at most o->history_runs, grouped by configuration: kernel release,
  * sched_features and preemption mode. Runs of one configuration are replicates of each
  * other; runs of one kernel with another feature set are not (a feature toggle is a
- * change, not noise). A configuration with two or more such runs gives features and the
- * history's variance (config_features); one that is the whole of a side's, the distance of
- * its other runs with the side's params (runs.params: --param, the lab's workload
- * settings) from the side's (config_contrast). None with --force (no label or topology to
- * match) or with segments.
+ * change, not noise). The runs of a configuration that is the whole of a side's, with the
+ * side's params (runs.params: --param, the lab's workload settings), are the side's
+ * replicates (config_own); other configurations with two or more such runs give features
+ * and the history's variance (config_features). None with --force (no label or topology
+ * to match) or with segments.
  */
 /* The history's runs as they come (sl_query_history_runs()), one configuration at a time. */
 struct hist_load {
@@ -238,27 +251,33 @@ static void config_forget(struct hist_load *h)
 	}
 }
 
-/* What the current configuration's runs give, then forgets them. */
+/*
+ * What the current configuration's runs give, then forgets them: its runs outside the
+ * comparison with a whole side's params are that side's replicates (config_own); the
+ * others, two or more, are history (config_features).
+ */
 static int config_done(struct hist_load *h)
 {
-	struct sl_cmp_side others = { 0 };
-	int err = 0;
+	struct sl_cmp_side mine = { 0 }, rest = { 0 };
+	int err = 0, s;
 
-	if (h->side.nr_runs >= 2)
-		err = config_features(h->store, h->o, &h->side, h->fs);
-	if (h->side.nr_runs && !(others.runs = malloc(sizeof(*others.runs) * h->side.nr_runs)))
-		err = err ?: -ENOMEM;
-	for (int s = 0; s < 2 && !err; s++) {
-		if (!whole_side(h, s))
-			continue;
-		others.nr_runs = 0;
-		for (int i = 0; i < h->side.nr_runs; i++)
-			if (same_params(h->params[i], h->side_params[s]))
-				others.runs[others.nr_runs++] = h->side.runs[i];
-		if (others.nr_runs)
-			err = config_contrast(h->store, h->o, &h->c->side[s], &others, h->fs);
+	for (s = 0; s < 2 && !whole_side(h, s); s++)
+		;
+	if (h->side.nr_runs && (!(mine.runs = malloc(sizeof(*mine.runs) * h->side.nr_runs)) ||
+				!(rest.runs = malloc(sizeof(*rest.runs) * h->side.nr_runs))))
+		err = -ENOMEM;
+	for (int i = 0; i < h->side.nr_runs && !err; i++) {
+		if (s < 2 && same_params(h->params[i], h->side_params[s]))
+			mine.runs[mine.nr_runs++] = h->side.runs[i];
+		else
+			rest.runs[rest.nr_runs++] = h->side.runs[i];
 	}
-	free(others.runs);
+	if (!err && mine.nr_runs)
+		err = config_own(h->store, h->o, &h->c->side[s], &mine, h->fs);
+	if (!err && rest.nr_runs >= 2)
+		err = config_features(h->store, h->o, &rest, h->fs);
+	free(mine.runs);
+	free(rest.runs);
 	config_forget(h);
 	return err;
 }

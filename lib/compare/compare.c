@@ -417,14 +417,15 @@ static void moderate(const struct sl_compare_opts *o, const struct sl_comparison
 	double sigma2, se, q, d0 = c->prior_d0, r;
 
 	if (hg && hg->df[m] > 0) {
-		/* this group's own history: replicates of other kernels */
+		/* this group's own history: replicates of other configurations */
 		double dh = hg->df[m], sh = hg->ss[m] / dh;
 
-		sigma2 = (dh * sh + (f->d > 0 ? f->d * f->s2 : 0)) / (dh + f->d);
 		/* a few history runs of a rare event are mostly zeros, and their
-		 * variance says nothing: the windows' does (docs/statistics.md) */
-		if (f->v > sigma2)
-			sigma2 = f->v;
+		 * variance says nothing of runs at the compared level: the windows'
+		 * does (docs/statistics.md). The compared kernels' own runs are at it. */
+		if (f->v > sh)
+			sh = f->v;
+		sigma2 = (dh * sh + (f->d > 0 ? f->d * f->s2 : 0)) / (dh + f->d);
 		f->df = dh + f->d;
 	} else if (f->v > 0) {
 		if (d0 > 0 || f->d > 0) {
@@ -463,7 +464,7 @@ static void moderate(const struct sl_compare_opts *o, const struct sl_comparison
 
 /*
  * The compared configurations' runs outside the comparison are replicates of the sides'
- * runs: their residuals (compare-history.c, config_contrast) join f's own, s2 on d df.
+ * runs: their residuals (compare-history.c, config_own()) join f's own, s2 on d df.
  */
 static void own_runs(struct features *fs, struct sl_finding *f)
 {

@@ -6,24 +6,24 @@
  * effect (tests/synth/synth-windows.h): for 1, 2, 3 and 5 runs a side it compares PAIRS
  * A/A pairs (both sides drawn from one configuration) and prints the share of comparisons
  * that flagged a regression, flagged anything, or came out inconclusive or equivalent; the
- * same at 1 and 2 runs a side when each kernel has one run more than is compared ("2+1",
- * as when a user picks runs by id). Every database holds, besides the pairs, 8 replicate
- * runs of a "history" kernel, as a user's database holds earlier runs. Two A/A rows have
- * windows that are not stationary: every run repeats the same warm-up (a ramp of 2.0 on
- * the logit/log scale over the run) with a small run effect (sd 0.03), as the lab's
- * pgbench runs do; "2, warm-up" is compared without any history (--history-runs 0), so
- * that the variance comes from the prior alone, and "2+1, warm-up" has nothing in its
- * database but the pairs' kernels, like the lab's 6.1 vs 6.12 database: the windows vary
- * far more than the runs' values, and the false-regression rate must stay at or below 1%
- * there too. With CALIBRATE_LONG=N, N more A/A pairs of runs long enough (17 hours) to be
- * compared by their 10-minute bins. Then the power against known effects (struct effect):
- * a 20-point shift of postgres' waker-same share and a 3x lock-holder preemption rate at
- * 2 runs a side, with and without a run more of each kernel, and the shift at 2 runs
- * against 1 (which must never be equivalent). Last, sequential experiments as `schedlens
- * lab ab` runs them (seq_row). Usage: calibrate [PAIRS [DIR]]; exit 1 when a target is
- * missed (the distance test above its level, false regressions above 1% at any runs a
- * side or over a whole sequential A/A experiment, a 2 vs 1 shift found equivalent, or
- * less than 80% power for the 20-point shift at 2 runs a side).
+ * same at 1 and 2 runs a side when each kernel has one or two runs more than are compared
+ * ("2+1", as when a user picks runs by id). Every database holds, besides the pairs, 8
+ * replicate runs of a "history" kernel, as a user's database holds earlier runs. Three A/A
+ * rows have windows that are not stationary: every run repeats the same warm-up (a ramp of
+ * 2.0 on the logit/log scale over the run) with a small run effect (sd 0.03), as the lab's
+ * pgbench runs do; "2, w-u, h 0" is compared without any history (--history-runs 0), so
+ * that the variance comes from the prior alone, and "2, w-u" and "2+1, w-u" have nothing
+ * in their database but the pairs' kernels, like the lab's 6.1 vs 6.12 database: the
+ * windows vary far more than the runs' values, and the false-regression rate must stay at
+ * or below 1% there too. With CALIBRATE_LONG=N, N more A/A pairs of runs long enough (17
+ * hours) to be compared by their 10-minute bins. Then the power against known effects
+ * (struct effect): a 20-point shift of postgres' waker-same share and a 3x lock-holder
+ * preemption rate at 2 runs a side, with and without a run more of each kernel, and the
+ * shift at 2 runs against 1 (which must never be equivalent). Last, sequential experiments
+ * as `schedlens lab ab` runs them (seq_row). Usage: calibrate [PAIRS [DIR]]; exit 1 when a
+ * target is missed (the distance test above its level, false regressions above 1% at any
+ * runs a side or over a whole sequential A/A experiment, a 2 vs 1 shift found equivalent,
+ * or less than 80% power for the 20-point shift at 2 runs a side).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -364,11 +364,13 @@ int main(int argc, char **argv)
 		snprintf(label, sizeof(label), "%d", sides[s]);
 		err = aa_row(dir, name, "aa", label, sides[s], 0, pairs, NULL, true, -1, &fail);
 	}
-	/* a run of each kernel outside the comparison joins its residuals (compare-history.c) */
-	for (int n = 1; n <= 2 && !err; n++) {
-		snprintf(name, sizeof(name), "calibrate-aa%dof%d", n, n + 1);
-		snprintf(label, sizeof(label), "%d+1", n);
-		err = aa_row(dir, name, "aa", label, n, 1, pairs, NULL, true, -1, &fail);
+	/* runs of each kernel outside the comparison are its replicates (compare-history.c) */
+	for (int r = 0; r < 3 && !err; r++) {
+		static const int n[] = { 1, 2, 1 }, extra[] = { 1, 1, 2 };
+
+		snprintf(name, sizeof(name), "calibrate-aa%dplus%d", n[r], extra[r]);
+		snprintf(label, sizeof(label), "%d+%d", n[r], extra[r]);
+		err = aa_row(dir, name, "aa", label, n[r], extra[r], pairs, NULL, true, -1, &fail);
 	}
 	if (!err) {
 		struct synth_win_config w;
@@ -376,12 +378,15 @@ int main(int argc, char **argv)
 		synth_win_default(&w);
 		w.warmup = 2.0;
 		w.run_sd = 0.03;
-		err = aa_row(dir, "calibrate-warmup", "w", "2, warm-up", 2, 0, pairs, &w, true, 0,
+		err = aa_row(dir, "calibrate-warmup", "w", "2, w-u, h 0", 2, 0, pairs, &w, true, 0,
 			     &fail);
-		/* as the lab's pgbench pairs: two kernels of 3 runs each, 2 compared, and
-		 * nothing else in the database */
+		/* as the lab's pgbench pairs: nothing in the database but the pairs' kernels
+		 * (each other's history), with 2 runs a side, and with a third run of each */
 		err = err   ?:
-			      aa_row(dir, "calibrate-warmup3", "w", "2+1, warm-up", 2, 1, pairs, &w,
+			      aa_row(dir, "calibrate-warmup2", "w", "2, w-u", 2, 0, pairs, &w,
+				     false, -1, &fail);
+		err = err   ?:
+			      aa_row(dir, "calibrate-warmup3", "w", "2+1, w-u", 2, 1, pairs, &w,
 				     false, -1, &fail);
 	}
 	/* CALIBRATE_LONG=N: N A/A pairs of 2 runs a side of 61,000 windows (102 10-minute
