@@ -393,6 +393,25 @@ static void test_fixed_shares(void)
 }
 
 /*
+ * n runs a side of b against k (history: history_runs, -1 default), then st closed: the
+ * width of postgres waker_same_share's interval (NAN without one), its df of residuals
+ * into *d unless NULL.
+ */
+static double waker_width(struct sl_store *st, const int64_t *b, const int64_t *k, int n,
+			  int history, double *d)
+{
+	struct sl_comparison *c = compare_runs_h(st, b, n, k, n, false, 0, history);
+	const struct sl_finding *f = c ? finding(c, "postgres", "waker_same_share") : NULL;
+	double w = f ? f->ci_hi - f->ci_lo : NAN;
+
+	if (d)
+		*d = f ? f->d : NAN;
+	sl_comparison_free(c);
+	sl_store_close(st);
+	return w;
+}
+
+/*
  * The history's replicates are runs of one configuration: two runs of kernel "6.1" at a
  * waker-same share of 44% and two with another sched_features at 20% are two
  * configurations with small run-to-run variance, not four replicates 24 points apart. The
@@ -403,10 +422,7 @@ static double history_width(const char *features_b)
 	char db[512];
 	struct sl_store *st;
 	int64_t b, k, h[4];
-	struct sl_comparison *c;
-	const struct sl_finding *f;
 	sqlite3_stmt *q;
-	double w = NAN;
 
 	snprintf(db, sizeof(db), "%s/history-cfg-%s.db", tap_tmpdir(), features_b);
 	if (sl_store_open(db, SL_STORE_CREATE, &st)) {
@@ -426,13 +442,7 @@ static double history_width(const char *features_b)
 	sqlite3_finalize(q);
 	b = win_run(st, "6.12", 41, 30);
 	k = win_run(st, "6.12", 42, 30);
-	c = compare_runs(st, &b, 1, &k, 1, false, 0);
-	f = c ? finding(c, "postgres", "waker_same_share") : NULL;
-	if (f)
-		w = f->ci_hi - f->ci_lo;
-	sl_comparison_free(c);
-	sl_store_close(st);
-	return w;
+	return waker_width(st, &b, &k, 1, -1, NULL);
 }
 
 static void test_history_configurations(void)
@@ -451,7 +461,7 @@ static void test_history_configurations(void)
 /*
  * Runs of a compared kernel outside the comparison are replicates of the side's runs: 2
  * runs a side of kernels with 3 runs each gain 1 df of run-to-run variance per side
- * (compare-history.c, config_contrast), and a tighter interval than the same comparison in
+ * (compare-history.c, config_own()), and a tighter interval than the same comparison in
  * a database without the third runs. Not when both sides are one configuration (the
  * distance would share the compared difference), nor with --history-runs 0, nor from runs
  * recorded with other params (--param: another workload setting). third: add the third
@@ -463,9 +473,6 @@ static double own_runs_width(bool third, bool same, bool other_params, int histo
 	char db[512];
 	struct sl_store *st;
 	int64_t b[3], k[3];
-	struct sl_comparison *c;
-	const struct sl_finding *f;
-	double w = NAN;
 
 	snprintf(db, sizeof(db), "%s/own-%d-%d-%d-%d.db", tap_tmpdir(), third, same, other_params,
 		 history);
@@ -484,14 +491,7 @@ static double own_runs_width(bool third, bool same, bool other_params, int histo
 			 "(SELECT max(id) FROM runs GROUP BY kernel_release)",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		diag("cannot set params: %s", sqlite3_errmsg(sl_store_db(st)));
-	c = compare_runs_h(st, b, 2, k, 2, false, 0, history);
-	f = c ? finding(c, "postgres", "waker_same_share") : NULL;
-	*d = f ? f->d : NAN;
-	if (f)
-		w = f->ci_hi - f->ci_lo;
-	sl_comparison_free(c);
-	sl_store_close(st);
-	return w;
+	return waker_width(st, b, k, 2, history, d);
 }
 
 static void test_own_runs(void)
