@@ -217,6 +217,18 @@ static bool group_wanted(const struct sl_compare_opts *o, const char *name)
 	return false;
 }
 
+/*
+ * The recorder's own process (`schedlens record`, schedlensd; its readers and writer are
+ * threads of it) observes the workload, and its work grows with the events it records: a
+ * change in the workload shows as a change in it, and the lab's 6.1 vs 6.12 pgbench once
+ * read "regression" for the recorder's own preemption share. Not compared unless named
+ * with -g; all tasks (`*`) still include it.
+ */
+static bool recorder_group(const char *name)
+{
+	return !strcmp(name, "schedlens") || !strcmp(name, "schedlensd");
+}
+
 static int push_finding(struct sl_comparison *c, const struct sl_finding *f)
 {
 	struct sl_finding *p = realloc(c->findings, sizeof(*p) * (c->nr_findings + 1));
@@ -740,6 +752,12 @@ static int test_loaded(struct sl_store *store, const struct sl_compare_opts *opt
 
 		if (!group_wanted(&o, g->name))
 			continue;
+		if (!o.groups && recorder_group(g->name)) {
+			sl_cmp_note(c,
+				    "the recorder's own group %s not compared (-g %s compares it)",
+				    g->name, g->name);
+			continue;
+		}
 		/* groups that came and went (a kworker, a one-off command) have no verdict to
 		 * give; those the user asked for by name say "insufficient data" */
 		if (!o.groups && small && strcmp(g->name, SL_GROUP_ALL)) {

@@ -515,6 +515,55 @@ static void test_own_runs(void)
 }
 
 /*
+ * The recorder's own group (schedlens, schedlensd) observes the workload: not compared
+ * unless named with -g, and a note says so. The synthetic runs' postgres group renamed.
+ */
+static void test_recorder_group(void)
+{
+	static const char *const named[] = { "schedlensd" };
+	char db[512];
+	struct sl_store *st;
+	int64_t b[2], k[2];
+	struct sl_compare_opts o;
+	struct sl_comparison *c = NULL, *g = NULL;
+	bool noted = false;
+
+	snprintf(db, sizeof(db), "%s/recorder-group.db", tap_tmpdir());
+	if (sl_store_open(db, SL_STORE_CREATE, &st)) {
+		ok(0, "open %s", db);
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		b[i] = win_run(st, "6.1", 81 + i, 30);
+		k[i] = win_run(st, "6.12", 91 + i, 20);
+	}
+	if (sqlite3_exec(sl_store_db(st),
+			 "UPDATE windows SET grp = 'schedlensd' "
+			 "WHERE grp = 'postgres'",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		diag("cannot rename the group: %s", sqlite3_errmsg(sl_store_db(st)));
+	c = compare_runs(st, b, 2, k, 2, false, 0);
+	sl_compare_opts_default(&o);
+	o.baseline_runs = b;
+	o.candidate_runs = k;
+	o.nr_baseline_runs = o.nr_candidate_runs = 2;
+	o.groups = named;
+	o.nr_groups = 1;
+	if (sl_compare(st, &o, &g))
+		diag("sl_compare -g schedlensd: %s", sl_errmsg(-1));
+	for (int i = 0; c && i < c->nr_notes; i++)
+		noted |= strstr(c->notes[i], "recorder's own group schedlensd not compared") !=
+			 NULL;
+	ok(c && !finding(c, "schedlensd", "waker_same_share") &&
+		   finding(c, "*", "waker_same_share") && noted,
+	   "the recorder's own group is not compared, all tasks are, and a note says so");
+	ok(g && finding(g, "schedlensd", "waker_same_share"), "... unless named with -g");
+	sl_comparison_free(c);
+	sl_comparison_free(g);
+	sl_store_close(st);
+}
+
+/*
  * A/A with a run-level random effect (the synthetic window model, sd 0.10): 100 pairs of
  * 2 runs a side, plus 8 replicate runs of another kernel as history. At most one pair may
  * flag a regression (make calibrate measures the same at 500 pairs and 1-5 runs a side).
@@ -662,6 +711,7 @@ int main(void)
 	test_aa_run_effect();
 	test_history_configurations();
 	test_own_runs();
+	test_recorder_group();
 	test_floors();
 	test_families();
 
