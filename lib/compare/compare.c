@@ -573,7 +573,9 @@ static int decide(struct sl_store *store, const struct sl_compare_opts *o, struc
 		goto out;
 	c->prior_features = (int)fs.n;
 	sl_stats_fit_prior(fs.r, fs.d, fs.n, &c->prior_s02, &c->prior_d0);
-	info = c->prior_d0 > 0 || fs.nr_hg > 0;
+	info = c->prior_d0 > 0;
+	for (int i = 0; i < fs.nr_hg; i++)
+		info |= !fs.hg[i].own; /* the own ones are in the findings' d */
 	for (size_t i = 0; i < c->nr_findings; i++)
 		info |= c->findings[i].verdict != SL_V_INSUFFICIENT && c->findings[i].d > 0;
 	/* nothing at all is known of run-to-run variance: the old rule of thumb */
