@@ -155,10 +155,11 @@ struct hgroup *cmp_find_hgroup(struct features *fs, const char *name, bool own, 
 int cmp_add_feature(struct features *fs, double s2, double d, double v);
 /*
  * The database's history: comparable runs (c's label and topology) outside the comparison,
- * newest first, at most o->history_runs: the features of configurations with two or more
- * such runs into fs, and where a side's runs are all of one configuration that has runs
- * outside the comparison, the residuals those runs add to the side's own (own hgroups).
- * None with --force (no label or topology) or with segments.
+ * newest first, at most o->history_runs. Where a side's runs are all of one configuration,
+ * that configuration's runs outside the comparison with the side's params are the side's
+ * replicates: their residuals into fs's own hgroups. Other configurations with two or more
+ * such runs: features and the history's variance into fs. None with --force (no label or
+ * topology) or with segments.
  */
 int cmp_history_features(struct sl_store *store, const struct sl_compare_opts *o,
 			 const struct sl_comparison *c, struct features *fs);
