@@ -56,13 +56,20 @@ int cmp_add_feature(struct features *fs, double s2, double d, double v)
 	return 0;
 }
 
+static bool side_has_run(const struct sl_cmp_side *side, int64_t id)
+{
+	for (int i = 0; i < side->nr_runs; i++)
+		if (side->runs[i] == id)
+			return true;
+	return false;
+}
+
 /* The side run id is on, or -1. */
 static int side_of(const struct sl_comparison *c, int64_t id)
 {
 	for (int s = 0; s < 2; s++)
-		for (int i = 0; i < c->side[s].nr_runs; i++)
-			if (c->side[s].runs[i] == id)
-				return s;
+		if (side_has_run(&c->side[s], id))
+			return s;
 	return -1;
 }
 
@@ -123,14 +130,6 @@ static int config_features(struct sl_store *store, const struct sl_compare_opts 
  * tends to come with a large distance: conservative, not biased (docs/statistics.md; make
  * calibrate's "+1" and "+2" rows measure it).
  */
-static bool own_run(const struct sl_cmp_side *side, int64_t id)
-{
-	for (int r = 0; r < side->nr_runs; r++)
-		if (side->runs[r] == id)
-			return true;
-	return false;
-}
-
 static int config_own(struct sl_store *store, const struct sl_compare_opts *o,
 		      const struct sl_cmp_side *side, const struct sl_cmp_side *others,
 		      struct features *fs)
@@ -152,11 +151,13 @@ static int config_own(struct sl_store *store, const struct sl_compare_opts *o,
 		uint16_t unmap[SL_HIST_BUCKETS];
 		struct hgroup *hg = NULL;
 		struct boot_ctx bc;
+		bool *mine = NULL; /* unit u is one of the side's runs */
 
 		if (g->side[0].nr < 2 || g->side[0].windows < o->min_windows)
 			continue;
 		cmp_ctx_init(o, g, map, unmap, &bc);
-		if (!(y = malloc(sizeof(double) * g->side[0].nr * MAX_METRICS)))
+		if (!(y = malloc(sizeof(double) * g->side[0].nr * MAX_METRICS)) ||
+		    !(mine = malloc(sizeof(*mine) * g->side[0].nr)))
 			err = -ENOMEM;
 		/* observed values only: no resamples, so no generator is drawn from */
 		for (int u = 0; u < g->side[0].nr && !err; u++) {
@@ -164,6 +165,7 @@ static int config_own(struct sl_store *store, const struct sl_compare_opts *o,
 					     .nr = 1,
 					     .windows = g->side[0].u[u].n };
 
+			mine[u] = side_has_run(side, g->side[0].u[u].run_id);
 			err = cmp_side_boot(&bc, &one, NULL, 0, y + u * MAX_METRICS, boot, sums);
 		}
 		if (!err && !(hg = cmp_find_hgroup(fs, g->name, true, true)))
@@ -174,11 +176,10 @@ static int config_own(struct sl_store *store, const struct sl_compare_opts *o,
 
 			for (int u = 0; u < g->side[0].nr; u++) {
 				double yu = y[u * MAX_METRICS + m];
-				bool mine = own_run(side, g->side[0].u[u].run_id);
 
 				if (!isnan(yu)) {
-					sum[!mine] += yu;
-					n[!mine]++;
+					sum[!mine[u]] += yu;
+					n[!mine[u]]++;
 				}
 			}
 			if (n[0] && n[1]) {
@@ -187,7 +188,7 @@ static int config_own(struct sl_store *store, const struct sl_compare_opts *o,
 				for (int u = 0; u < g->side[0].nr; u++) {
 					double yu = y[u * MAX_METRICS + m];
 
-					if (!isnan(yu) && !own_run(side, g->side[0].u[u].run_id))
+					if (!isnan(yu) && !mine[u])
 						hg->ss[m] += (yu - mean) * (yu - mean);
 				}
 				hg->ss[m] += dist * dist / (1.0 / n[0] + 1.0 / n[1]);
@@ -195,6 +196,7 @@ static int config_own(struct sl_store *store, const struct sl_compare_opts *o,
 			}
 		}
 		free(y);
+		free(mine);
 	}
 	cmp_free_loaded(&l);
 	free(all.runs);
