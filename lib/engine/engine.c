@@ -34,7 +34,8 @@ int sl_engine_new(const struct sl_engine_config *cfg, const struct sl_engine_sin
 	struct sl_engine *e;
 	int err = -ENOMEM;
 
-	if (!cfg->window_ns || cfg->max_groups < 0 || !cfg->max_tasks || !cfg->max_open_preempts)
+	if (!cfg->window_ns || cfg->max_groups < 0 || !cfg->max_tasks || !cfg->max_open_preempts ||
+	    cfg->max_open_preempts > INT32_MAX)
 		return -EINVAL;
 	e = calloc(1, sizeof(*e));
 	if (!e)

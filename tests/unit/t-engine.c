@@ -8,6 +8,7 @@
  * (growth to its cap, drops beyond it, reuse), the reset after a lost-events gap,
  * windows, the buddy table and the policy fingerprint.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -928,6 +929,16 @@ static void test_preempt_pool(void)
 	is_int(st.open_preempts_peak, 2500, "peak unchanged");
 	is_int(st.spin_list_full, 2500 - 256,
 	       "the released left the spinner list: all 100 watched");
+	/* records are indexed by int32_t: a larger cap is refused, not truncated */
+	{
+		struct sl_engine_config cfg;
+		struct sl_engine *e = NULL;
+
+		sl_engine_config_default(&cfg);
+		cfg.max_open_preempts = (size_t)INT32_MAX + 1;
+		is_int(sl_engine_new(&cfg, NULL, &e), -EINVAL, "a cap beyond INT32_MAX is refused");
+		sl_engine_free(e);
+	}
 }
 
 static void test_gap(void)
