@@ -2,7 +2,7 @@
 /*
  * What the database's history tells a comparison about run-to-run variance: comparable
  * runs outside it (its label and topology), grouped by configuration (kernel release,
- * sched_features, preemption mode), give per group and metric a pooled run-to-run
+ * sched_features, preemption mode) and params, give per group and metric a pooled run-to-run
  * variance, and variance-ratio features for the empirical-Bayes prior that compare.c fits;
  * runs of a compared configuration outside the comparison are the side's replicates
  * instead (docs/statistics.md, "The compared kernels' other runs").
@@ -210,9 +210,9 @@ static int config_own(struct sl_store *store, const struct sl_compare_opts *o,
  * other; runs of one kernel with another feature set are not (a feature toggle is a
  * change, not noise). The runs of a configuration that is the whole of a side's, with the
  * side's params (runs.params: --param, the lab's workload settings), are the side's
- * replicates (config_own); other configurations with two or more such runs give features
- * and the history's variance (config_features). None with --force (no label or topology
- * to match) or with segments.
+ * replicates (config_own); other runs of a configuration and params, two or more, give
+ * features and the history's variance (config_features). None with --force (no label or
+ * topology to match) or with segments.
  */
 /* The history's runs as they come (sl_query_history_runs()), one configuration at a time. */
 struct hist_load {
@@ -256,28 +256,44 @@ static void config_forget(struct hist_load *h)
 /*
  * What the current configuration's runs give, then forgets them: its runs outside the
  * comparison with a whole side's params are that side's replicates (config_own); the
- * others, two or more, are history (config_features).
+ * others are history (config_features), replicates of each other only with the same
+ * params (another workload setting moves every metric: pgbench at 8 and at 32 clients is
+ * two levels, not scatter), so each params value with two or more runs is a replicate set.
  */
 static int config_done(struct hist_load *h)
 {
 	struct sl_cmp_side mine = { 0 }, rest = { 0 };
+	bool *taken = NULL;
 	int err = 0, s;
 
 	for (s = 0; s < 2 && !whole_side(h, s); s++)
 		;
 	if (h->side.nr_runs && (!(mine.runs = malloc(sizeof(*mine.runs) * h->side.nr_runs)) ||
-				!(rest.runs = malloc(sizeof(*rest.runs) * h->side.nr_runs))))
+				!(rest.runs = malloc(sizeof(*rest.runs) * h->side.nr_runs)) ||
+				!(taken = calloc(h->side.nr_runs, sizeof(*taken)))))
 		err = -ENOMEM;
 	for (int i = 0; i < h->side.nr_runs && !err; i++) {
-		if (s < 2 && same_params(h->params[i], h->side_params[s]))
+		if (s < 2 && same_params(h->params[i], h->side_params[s])) {
 			mine.runs[mine.nr_runs++] = h->side.runs[i];
-		else
-			rest.runs[rest.nr_runs++] = h->side.runs[i];
+			taken[i] = true;
+		}
 	}
 	if (!err && mine.nr_runs)
 		err = config_own(h->store, h->o, &h->c->side[s], &mine, h->fs);
-	if (!err && rest.nr_runs >= 2)
-		err = config_features(h->store, h->o, &rest, h->fs);
+	for (int i = 0; i < h->side.nr_runs && !err; i++) {
+		if (taken[i])
+			continue;
+		rest.nr_runs = 0;
+		for (int j = i; j < h->side.nr_runs; j++) {
+			if (!taken[j] && same_params(h->params[j], h->params[i])) {
+				rest.runs[rest.nr_runs++] = h->side.runs[j];
+				taken[j] = true;
+			}
+		}
+		if (rest.nr_runs >= 2)
+			err = config_features(h->store, h->o, &rest, h->fs);
+	}
+	free(taken);
 	free(mine.runs);
 	free(rest.runs);
 	config_forget(h);

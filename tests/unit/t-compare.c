@@ -412,29 +412,30 @@ static double waker_width(struct sl_store *st, const int64_t *b, const int64_t *
 }
 
 /*
- * The history's replicates are runs of one configuration: two runs of kernel "6.1" at a
- * waker-same share of 44% and two with another sched_features at 20% are two
- * configurations with small run-to-run variance, not four replicates 24 points apart. The
- * same runs with one feature set pooled would widen a 1 vs 1 comparison's interval.
+ * The history's replicates are runs of one configuration and params: two runs of kernel
+ * "6.1" at a waker-same share of 44% and two with another sched_features (or params, the
+ * workload's settings) at 20% are two replicate sets with small run-to-run variance, not
+ * four replicates 24 points apart. The same runs pooled would widen a 1 vs 1 comparison's
+ * interval. col: the runs column set to val for the two at 20% ("" for none).
  */
-static double history_width(const char *features_b)
+static double history_width(const char *col, const char *val)
 {
-	char db[512];
+	char db[512], sql[256];
 	struct sl_store *st;
 	int64_t b, k, h[4];
 	sqlite3_stmt *q;
 
-	snprintf(db, sizeof(db), "%s/history-cfg-%s.db", tap_tmpdir(), features_b);
+	snprintf(db, sizeof(db), "%s/history-%s-%s.db", tap_tmpdir(), col, val);
+	unlink(db);
 	if (sl_store_open(db, SL_STORE_CREATE, &st)) {
 		ok(0, "open %s", db);
 		return NAN;
 	}
 	for (int i = 0; i < 4; i++)
 		h[i] = win_run(st, "6.1", 31 + i, i < 2 ? 44 : 20);
-	if (sqlite3_prepare_v2(sl_store_db(st),
-			       "UPDATE runs SET sched_features = ?1 WHERE id IN (?2, ?3)", -1, &q,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_text(q, 1, features_b, -1, SQLITE_STATIC);
+	snprintf(sql, sizeof(sql), "UPDATE runs SET %s = nullif(?1, '') WHERE id IN (?2, ?3)", col);
+	if (sqlite3_prepare_v2(sl_store_db(st), sql, -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, val, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(q, 2, h[2]);
 		sqlite3_bind_int64(q, 3, h[3]);
 		sqlite3_step(q);
@@ -447,15 +448,20 @@ static double history_width(const char *features_b)
 
 static void test_history_configurations(void)
 {
-	double split = history_width("NO_WA_IDLE"), pooled = history_width("");
+	double split = history_width("sched_features", "NO_WA_IDLE");
+	double pooled = history_width("sched_features", "");
+	double by_params = history_width("params", "{\"clients\":\"32\"}");
 
 	diag("1 vs 1, postgres waker_same_share interval width: history as two configurations "
-	     "%.2f points, as one %.2f",
-	     split, pooled);
+	     "%.2f points, as one %.2f, as one configuration with two params %.2f",
+	     split, pooled, by_params);
 	ok(split > 0 && pooled > 2 * split,
 	   "runs of one kernel with other sched_features are not replicates (width %.2f vs "
 	   "%.2f)",
 	   split, pooled);
+	ok(by_params > 0 && pooled > 2 * by_params,
+	   "nor are runs of one configuration with other params (width %.2f vs %.2f)", by_params,
+	   pooled);
 }
 
 /*
