@@ -97,13 +97,16 @@ ids() {
 	echo "$*"
 }
 
-# diff NAME LABEL ARGS...: `schedlens diff` on lab.db; keeps text and JSON, sets DIFF_RC.
+# diff NAME LABEL ARGS...: `schedlens diff` on lab.db; keeps text and JSON (its stderr in
+# NAME.json.err, shown if the JSON run fails: exit 2, usage or error), sets DIFF_RC.
 diff_runs() {
 	local name=$1 label=$2
 	shift 2
 	"$SL" diff --db "$DB" -l "$label" "$@" > "$OUT/$name.txt" 2>&1
 	DIFF_RC=$?
-	"$SL" diff --db "$DB" -l "$label" --no-store --json "$@" > "$OUT/$name.json" 2> /dev/null
+	"$SL" diff --db "$DB" -l "$label" --no-store --json "$@" > "$OUT/$name.json" \
+		2> "$OUT/$name.json.err"
+	[ $? -ne 2 ] || note < "$OUT/$name.json.err"
 }
 
 check_topology() {
