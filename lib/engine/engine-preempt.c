@@ -37,12 +37,12 @@
 #include "engine-local.h"
 
 /*
- * The pool is one reservation of address space for max_open_preempts records (384 MB of
- * it at the default 1 M, no memory), made usable as it grows. Growing in place copies
- * nothing and faults in only the new records' pages: a pool that was reallocated copied
- * every record into fresh pages at each doubling, and those faults and copies were 55%
- * of the page faults and a seventh of the CPU of a 510 k-event trace.dat import.
- * PROT_NONE space is not committed memory, so strict overcommit does not refuse it.
+ * The pool is an anonymous mapping that mremap() grows: the kernel moves its pages to the
+ * larger range, copying nothing and faulting in only the new records' pages as they are
+ * first used. A pool that was reallocated copied every record into fresh pages at each
+ * doubling; those copies and faults were 55% of the page faults of a 510 k-event trace.dat
+ * import. (A reservation of the cap's whole 384 MB of address space, grown by mprotect(),
+ * did as well but failed under `ulimit -v 400000`, where the import needs 50 MB.)
  */
 static size_t pool_bytes(int32_t records)
 {
@@ -51,53 +51,45 @@ static size_t pool_bytes(int32_t records)
 	return ((size_t)records * sizeof(struct open_preempt) + page - 1) / page * page;
 }
 
-/* Makes records [0, cap) usable; page-aligned, so cache-line aligned too (records are 6 lines). */
-static int pool_grow(struct sl_engine *e, int32_t cap)
-{
-	if (mprotect(e->preempts, pool_bytes(cap), PROT_READ | PROT_WRITE))
-		return -errno;
-	e->preempt_cap = cap;
-	return 0;
-}
-
 /*
  * The last freed engine's pool, kept for the next one (the daemon's next period, the next
  * import in one process): its pages are faulted in already, as a reallocated pool's were
- * in malloc's heap. A fresh mapping faulted them in again, about 800 pages for a 510 k-event
+ * in malloc's heap; a new mapping faulted them in again, about 800 pages for a 510 k-event
  * import. Records are cleared as they are taken, so what it held does not matter.
  */
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *spare_pool;
-static size_t spare_bytes;
+static struct open_preempt *spare_pool;
+static int32_t spare_cap;
 
 int preempt_init(struct sl_engine *e)
 {
-	size_t bytes = pool_bytes((int32_t)e->cfg.max_open_preempts);
+	int32_t cap = (int32_t)(e->cfg.max_open_preempts < 1024 ? e->cfg.max_open_preempts : 1024);
 	void *p = NULL;
 
 	pthread_mutex_lock(&spare_lock);
-	if (spare_pool && spare_bytes == bytes) {
+	if (spare_pool && (size_t)spare_cap <= e->cfg.max_open_preempts && spare_cap >= cap) {
 		p = spare_pool;
+		cap = spare_cap;
 		spare_pool = NULL;
 	}
 	pthread_mutex_unlock(&spare_lock);
 	if (!p)
-		p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-			 0);
+		p = mmap(NULL, pool_bytes(cap), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
+	/* page-aligned, so cache-line aligned too (records are 6 lines) */
 	e->preempts = p;
+	e->preempt_cap = cap;
 	e->preempt_free = -1;
 	e->preempt_hwm = 0;
 	e->off_rec_prune_ns = UINT64_MAX;
-	return pool_grow(e, (int32_t)(e->cfg.max_open_preempts < 1024 ? e->cfg.max_open_preempts :
-									 1024));
+	return 0;
 }
 
 void preempt_free(struct sl_engine *e)
 {
-	size_t bytes = pool_bytes((int32_t)e->cfg.max_open_preempts);
-	void *p = e->preempts;
+	struct open_preempt *p = e->preempts;
 
 	e->preempts = NULL;
 	if (!p)
@@ -105,12 +97,24 @@ void preempt_free(struct sl_engine *e)
 	pthread_mutex_lock(&spare_lock);
 	if (!spare_pool) {
 		spare_pool = p;
-		spare_bytes = bytes;
+		spare_cap = e->preempt_cap;
 		p = NULL;
 	}
 	pthread_mutex_unlock(&spare_lock);
 	if (p)
-		munmap(p, bytes);
+		munmap(p, pool_bytes(e->preempt_cap));
+}
+
+/* Grows the pool to cap records, moving its pages (indices stay valid, pointers do not). */
+static int pool_grow(struct sl_engine *e, int32_t cap)
+{
+	void *p = mremap(e->preempts, pool_bytes(e->preempt_cap), pool_bytes(cap), MREMAP_MAYMOVE);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	e->preempts = p;
+	e->preempt_cap = cap;
+	return 0;
 }
 
 /*
