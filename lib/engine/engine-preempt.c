@@ -23,7 +23,7 @@
  * apart: group members that slept while the victim was off-CPU and were woken by no
  * member of the group (see add_spinner()).
  *
- * Open records live in a pool indexed by int (it grows in place); the victim's task
+ * Open records live in a pool indexed by int (indices survive its growth); the victim's task
  * entry points at them. The pool is capped; records are closed at the latest close_lag
  * after t0, censored if they could not finish.
  */
@@ -55,8 +55,10 @@ static size_t pool_bytes(int32_t records)
  * The last freed engine's pool, kept for the next one (the daemon's next period, the next
  * import in one process): its pages are faulted in already, as a reallocated pool's were
  * in malloc's heap; a new mapping faulted them in again, about 800 pages for a 510 k-event
- * import. Records are cleared as they are taken, so what it held does not matter.
+ * import. Records are cleared as they are taken, so what it held does not matter. A pool
+ * larger than SPARE_MAX records (24 MB) is unmapped: a burst's memory is given back.
  */
+#define SPARE_MAX 65536
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct open_preempt *spare_pool;
 static int32_t spare_cap;
@@ -95,7 +97,7 @@ void preempt_free(struct sl_engine *e)
 	if (!p)
 		return;
 	pthread_mutex_lock(&spare_lock);
-	if (!spare_pool) {
+	if (!spare_pool && e->preempt_cap <= SPARE_MAX) {
 		spare_pool = p;
 		spare_cap = e->preempt_cap;
 		p = NULL;
