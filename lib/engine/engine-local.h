@@ -113,8 +113,9 @@ struct sl_engine {
 
 	struct open_preempt *preempts;
 	int32_t preempt_cap, preempt_used, preempt_free;
-	/* records [0, hwm) have been used; those beyond were never touched (not even by the
-	 * sweep's loop), so the pool's memory is faulted in only as far as it is needed */
+	/* records [0, hwm) have been used by this engine; those beyond were not (not even by
+	 * the sweep's loop), so the pool's memory is faulted in only as far as it is needed
+	 * (a pool kept from an earlier engine may hold its records there: never read) */
 	int32_t preempt_hwm;
 	/* the records whose victim is off-CPU or resumed within the horizon, for spinner
 	 * detection; beyond the cap a record finds no spinners */

@@ -42,7 +42,7 @@
  * first used. A pool that was reallocated copied every record into fresh pages at each
  * doubling; those copies and faults were 55% of the page faults of a 510 k-event trace.dat
  * import. (A reservation of the cap's whole 384 MB of address space, grown by mprotect(),
- * did as well but failed under `ulimit -v 400000`, where the import needs 50 MB.)
+ * did as well but failed under `ulimit -v 400000`; that import fits in `ulimit -v 60000`.)
  */
 static size_t pool_bytes(int32_t records)
 {
