@@ -270,6 +270,12 @@ static void range_text(const struct sl_metric *m, double lo, double hi, char *bu
 	snprintf(buf, size, "%.*f..%.*f", prec, lo, prec, hi);
 }
 
+/* Decimals for a ratio of at least 1.5: two significant digits, none from 10 up. */
+static int ratio_digits(double r)
+{
+	return r < 9.95 ? 1 : 0;
+}
+
 void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, double cand,
 		       double lo, double hi, double level, char *buf, size_t size)
 {
@@ -283,9 +289,12 @@ void sl_metric_explain(const struct sl_metric *m, const char *grp, double base, 
 	sl_metric_format(m, cand, v, sizeof(v));
 	sl_metric_format(m, base, was, sizeof(was));
 	format_delta(m, cand - base, d, sizeof(d));
-	/* a large change reads best as a ratio: "2.8x as often", "3.1x less often" */
+	/* a large change reads best as a ratio: "2.8x as often", "3.1x less often", "580x
+	 * as long" (%.2g alone printed "5.8e+02x") */
 	if (base > 0 && cand > 0 && (cand / base >= 1.5 || base / cand >= 1.5))
-		snprintf(rel, sizeof(rel), ", %.2gx %s", cand > base ? cand / base : base / cand,
+		snprintf(rel, sizeof(rel), ", %.*fx %s",
+			 ratio_digits(fmax(cand / base, base / cand)),
+			 fmax(cand / base, base / cand),
 			 m->kind == SL_MK_QUANTILE || !strcmp(m->unit, "ms/s") ?
 				 (cand > base ? "as long" : "shorter") :
 				 (cand > base ? "as often" : "less often"));

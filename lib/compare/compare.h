@@ -144,6 +144,13 @@ void sl_comparison_free(struct sl_comparison *c);
 /* The flagged finding a reader should see first (worst verdict, then largest severity). */
 const struct sl_finding *sl_comparison_top(const struct sl_comparison *c);
 
+/*
+ * Whether f is an unconfirmed change: a headline metric, inconclusive, that moved by its
+ * margin or more with an interval that excludes 0, so significant alone but not after its
+ * family's adjustment. More runs would likely flag it.
+ */
+bool sl_finding_unconfirmed(const struct sl_finding *f);
+
 /* The comparison as a JSON object (new reference; NULL on allocation failure). */
 json_t *sl_comparison_to_json(const struct sl_comparison *c);
 

@@ -5,7 +5,8 @@
  * comparison (distance_row). Then on window-level synthetic runs with a run-level random
  * effect (tests/synth/synth-windows.h): for 1, 2, 3 and 5 runs a side it compares PAIRS
  * A/A pairs (both sides drawn from one configuration) and prints the share of comparisons
- * that flagged a regression, flagged anything, or came out inconclusive or equivalent; the
+ * that flagged a regression, flagged anything, or came out inconclusive or equivalent, and
+ * the share whose report lists an unconfirmed change (sl_finding_unconfirmed()); the
  * same at 1 and 2 runs a side when each kernel has one or two runs more than are compared
  * ("2+1", as when a user picks runs by id). Every database holds, besides the pairs, 8
  * replicate runs of a "history" kernel, as a user's database holds earlier runs. Three A/A
@@ -19,7 +20,9 @@
  * hours) to be compared by their 10-minute bins. Then the power against known effects
  * (struct effect): a 20-point shift of postgres' waker-same share and a 3x lock-holder
  * preemption rate at 2 runs a side, with and without a run more of each kernel, and the
- * shift at 2 runs against 1 (which must never be equivalent). Last, sequential experiments
+ * shift at 2 runs against 1 (which must never be equivalent): the share that flagged the
+ * effect's metric of postgres, found it equivalent, or listed it as an unconfirmed change.
+ * Last, sequential experiments
  * as `schedlens lab ab` runs them (seq_row). Usage: calibrate [PAIRS [DIR]]; exit 1 when a
  * target is missed (the distance test above its level, false regressions above 1% at any
  * runs a side or over a whole sequential A/A experiment, a 2 vs 1 shift found equivalent,
@@ -41,7 +44,9 @@
 #include "store.h"
 
 struct tally {
-	int done, regressions, flagged, inconclusive, equivalent, hit;
+	/* unconfirmed: comparisons with an unconfirmed change (sl_finding_unconfirmed()), or
+	 * with a metric, that metric of postgres one */
+	int done, regressions, flagged, inconclusive, equivalent, hit, unconfirmed;
 };
 
 /* Runs first..first+n-1 of base (NULL: synth_win_default's stationary windows) as kernel:
@@ -103,10 +108,13 @@ static int compare(struct sl_store *st, const int64_t *b, int nb, const int64_t 
 	t->flagged += c->regressions + c->improvements + c->changes > 0;
 	t->inconclusive += c->verdict == SL_V_INCONCLUSIVE;
 	t->equivalent += c->verdict == SL_V_EQUIVALENT;
+	for (size_t i = 0, any = 0; !metric && !any && i < c->nr_findings; i++)
+		t->unconfirmed += (any = sl_finding_unconfirmed(&c->findings[i]));
 	for (size_t i = 0; metric && i < c->nr_findings; i++)
 		if (!strcmp(c->findings[i].grp, "postgres") &&
 		    !strcmp(c->findings[i].metric->name, metric)) {
 			t->hit += c->findings[i].verdict <= SL_V_CHANGE;
+			t->unconfirmed += sl_finding_unconfirmed(&c->findings[i]);
 			t->equivalent -= c->verdict == SL_V_EQUIVALENT;
 			t->equivalent += c->findings[i].verdict == SL_V_EQUIVALENT;
 		}
@@ -167,9 +175,9 @@ static int aa_row(const char *dir, const char *name, const char *prefix, const c
 		err = err ?: compare(st, b, n, k, n, history_runs, NULL, &t);
 	}
 	sl_store_close(st);
-	printf("%-12s %5d %10.1f%% %8.1f%% %12.1f%% %10.1f%%\n", label, t.done,
+	printf("%-12s %5d %10.1f%% %8.1f%% %12.1f%% %10.1f%% %11.1f%%\n", label, t.done,
 	       pct(t.regressions, t.done), pct(t.flagged, t.done), pct(t.inconclusive, t.done),
-	       pct(t.equivalent, t.done));
+	       pct(t.equivalent, t.done), pct(t.unconfirmed, t.done));
 	fflush(stdout);
 	*fail |= t.regressions * 100 > t.done;
 	return err;
@@ -357,8 +365,8 @@ int main(int argc, char **argv)
 	printf("\nA/A pairs with a run-level random effect (sd 0.10 on logit/log scale), %d pairs "
 	       "per row, alpha 0.01\n",
 	       pairs);
-	printf("%-12s %5s %11s %9s %13s %11s\n", "runs/side", "pairs", "false regr", "any flag",
-	       "inconclusive", "equivalent");
+	printf("%-12s %5s %11s %9s %13s %11s %12s\n", "runs/side", "pairs", "false regr",
+	       "any flag", "inconclusive", "equivalent", "unconfirmed");
 	for (size_t s = 0; s < sizeof(sides) / sizeof(sides[0]) && !err; s++) {
 		snprintf(name, sizeof(name), "calibrate-aa%d", sides[s]);
 		snprintf(label, sizeof(label), "%d", sides[s]);
@@ -401,7 +409,8 @@ int main(int argc, char **argv)
 			     atoi(getenv("CALIBRATE_LONG")), &w, true, -1, &fail);
 	}
 	printf("\npower against known effects (postgres), %d comparisons per row\n", pairs / 5);
-	printf("%-34s %11s %8s %11s\n", "effect", "runs", "flagged", "equivalent");
+	printf("%-34s %11s %8s %11s %12s\n", "effect", "runs", "flagged", "equivalent",
+	       "unconfirmed");
 	for (size_t e = 0; e < sizeof(effects) / sizeof(effects[0]) && !err; e++) {
 		const struct effect *x = &effects[e];
 		struct synth_win_config w;
@@ -430,8 +439,8 @@ int main(int argc, char **argv)
 				 x->extra);
 		else
 			snprintf(label, sizeof(label), "%d vs %d", x->nb, x->nk);
-		printf("%-34s %11s %7.1f%% %10.1f%%\n", x->what, label, pct(t.hit, t.done),
-		       pct(t.equivalent, t.done));
+		printf("%-34s %11s %7.1f%% %10.1f%% %11.1f%%\n", x->what, label, pct(t.hit, t.done),
+		       pct(t.equivalent, t.done), pct(t.unconfirmed, t.done));
 		fflush(stdout);
 		if (x->target_power)
 			fail |= t.hit * 100 < 80 * t.done;

@@ -60,6 +60,13 @@ def diff(sl, db, label, base, cand, group=None):
     return p.returncode, {(f["group"], f["metric"]): f for f in d["findings"]}
 
 
+def unconfirmed(f):
+    """An unconfirmed change (docs/statistics.md): a headline metric past its margin whose
+    interval excludes 0, inconclusive after the family's adjustment."""
+    return (f["family"] == "primary" and f["verdict"] == "inconclusive" and
+            (f["severity"] or 0) >= 1 and (f["ci_low"] > 0 or f["ci_high"] < 0))
+
+
 def aa_pairs(ids, k):
     """Disjoint (baseline, candidate) sets of k runs each, every unordered split once."""
     out = []
@@ -107,36 +114,38 @@ def main():
 
     print("A/A: disjoint sets of runs of one configuration (a regression flagged is false)")
     print(f"{'configuration':<8} {'runs a side':>11} {'pairs':>5} {'regression':>10} "
-          f"{'any flag':>9} {'inconclusive':>12} {'equivalent':>10}")
+          f"{'any flag':>9} {'inconclusive':>12} {'equivalent':>10} {'unconfirmed':>11}")
     for cfg, ids in runs.items():
         for k in (1, 2):
             pairs = aa_pairs(ids, k)
             if not pairs:
                 continue
-            reg = anyf = inc = eq = 0
+            reg = anyf = inc = eq = unc = 0
             for base, cand in pairs:
                 rc, fs = diff(sl, db, LABELS[cfg], base, cand)
                 verdicts = [f["verdict"] for f in fs.values()]
+                unc += any(unconfirmed(f) for f in fs.values())
                 reg += rc == 1
                 anyf += any(v in FLAGGED for v in verdicts)
                 inc += rc == 3
                 eq += rc == 0 and not any(v in FLAGGED for v in verdicts)
             n = len(pairs)
             print(f"{cfg:<8} {k:>11} {n:>5} {pct(reg, n):>10} {pct(anyf, n):>9} "
-                  f"{pct(inc, n):>12} {pct(eq, n):>10}")
+                  f"{pct(inc, n):>12} {pct(eq, n):>10} {pct(unc, n):>11}")
             result["aa"].append({"config": cfg, "runs_a_side": k, "pairs": n,
                                  "regression": reg, "any_flag": anyf, "inconclusive": inc,
-                                 "conclusive_no_change": eq})
+                                 "conclusive_no_change": eq, "unconfirmed": unc})
             if reg > 0.01 * n:
                 missed.append(f"A/A {cfg} {k} a side: {reg} of {n} flagged a regression")
 
     print()
     print("Power: known changes, every combination of runs (flagged / inconclusive / "
-          "equivalent of the question's best metric), as `schedlens diff` compares them "
+          "equivalent of the question's best metric, and of the inconclusive ones those "
+          "listed as an unconfirmed change), as `schedlens diff` compares them "
           "and with -g naming the question's group (its primary family then that group's "
           "five headline metrics)")
     print(f"{'change':<42} {'question':<30} {'-g':<10} {'runs':>5} {'pairs':>5} "
-          f"{'flagged':>8} {'inconcl.':>8} {'equiv.':>7}")
+          f"{'flagged':>8} {'inconcl.':>8} {'equiv.':>7} {'unconf.':>7}")
     for (name, bcfg, ccfg, questions), named in itertools.product(EFFECTS, (False, True)):
         if bcfg not in runs or ccfg not in runs:
             continue
@@ -146,7 +155,7 @@ def main():
                       for c in itertools.combinations(runs[ccfg], kc)]
             if not combos:
                 continue
-            tally = {q[0]: [0, 0, 0] for q in questions}
+            tally = {q[0]: [0, 0, 0, 0] for q in questions}
             both = 0
             for base, cand in combos:
                 _, fs = diff(sl, db, LABELS[bcfg], base, cand, group)
@@ -158,18 +167,20 @@ def main():
                         found += 1
                     elif "inconclusive" in vs:
                         tally[qname][1] += 1
+                        tally[qname][3] += any(unconfirmed(fs[(grp, m)]) for m in metrics
+                                               if (grp, m) in fs)
                     elif "equivalent" in vs:
                         tally[qname][2] += 1
                 both += found == len(questions)
             n = len(combos)
-            for qname, (fl, inc, eq) in tally.items():
+            for qname, (fl, inc, eq, unc) in tally.items():
                 print(f"{name:<42} {qname:<30} {group or '-':<10} {kb}v{kc:<3} {n:>5} "
-                      f"{pct(fl, n):>8} {pct(inc, n):>8} {pct(eq, n):>7}")
+                      f"{pct(fl, n):>8} {pct(inc, n):>8} {pct(eq, n):>7} {pct(unc, n):>7}")
                 result["power"].append({"change": name, "question": qname,
                                         "group": group, "runs": f"{kb}v{kc}",
                                         "combinations": n,
                                         "flagged": fl, "inconclusive": inc,
-                                        "equivalent": eq})
+                                        "equivalent": eq, "unconfirmed": unc})
                 if bcfg == "hb" and ccfg == "nowa" and (kb, kc) == (2, 1) and eq:
                     missed.append(f"{name}: {qname} equivalent in {eq} of {n} at 2v1")
             if bcfg == "pg61" and (kb, kc) == (2, 2) and both * 2 <= n:

@@ -393,6 +393,78 @@ static void test_fixed_shares(void)
 }
 
 /*
+ * A change of 1.8 margins with 2 runs against 1: significant alone (its 95% interval
+ * clears 0), not after the primary family's Holm adjustment. It is an unconfirmed change:
+ * the summary names it, and its runs needed are those for the interval at the family's
+ * level to clear 0, as the flag's test asks, not the margin (which asked 99 runs a side for
+ * a lab change of 4.0 points against a 3.2-point margin).
+ */
+static void test_unconfirmed(void)
+{
+	char db[512];
+	struct sl_store *st;
+	int64_t b[2], k[1];
+	struct sl_comparison *c;
+	const struct sl_finding *f;
+	const struct sl_finding *top = NULL;
+	double z, need, to_margin;
+	char want[160];
+	int fam = 0, nu = 0;
+
+	snprintf(db, sizeof(db), "%s/unconfirmed.db", tap_tmpdir());
+	if (sl_store_open(db, SL_STORE_CREATE, &st)) {
+		ok(0, "open %s", db);
+		return;
+	}
+	b[0] = win_run(st, "6.1", 21, 44);
+	b[1] = win_run(st, "6.1", 22, 47);
+	k[0] = win_run(st, "6.12", 23, 38);
+	c = compare_runs(st, b, 2, k, 1, false, 0);
+	f = c ? finding(c, "postgres", "waker_same_share") : NULL;
+	if (!f) {
+		ok(0, "2 vs 1 compared");
+		sl_comparison_free(c);
+		sl_store_close(st);
+		return;
+	}
+	diag("2 vs 1: %s: %s (p %.3g, adjusted %.3g, margin %.3g, runs needed %d)",
+	     sl_verdict_name(f->verdict), f->explanation, f->p, f->p_adj, f->margin,
+	     f->runs_needed);
+	ok(f->verdict == SL_V_INCONCLUSIVE && f->p < 0.01 && f->p_adj > 0.01 && f->severity > 1.5 &&
+		   f->ci_hi < 0 && sl_finding_unconfirmed(f),
+	   "-8 points over a 4.5-point margin, p < alpha alone but not adjusted: unconfirmed");
+	for (size_t i = 0; i < c->nr_findings; i++)
+		fam += c->findings[i].primary && !isnan(c->findings[i].p);
+	z = -sl_stats_t_quantile(0.01 / 2 / fam, 1e9);
+	need = ceil(2 * f->s2 * pow(z / fabs(f->delta), 2));
+	to_margin = ceil(2 * f->s2 * pow(z / (fabs(f->delta) - f->margin), 2));
+	diag("runs a side for the interval at the family's level (%d tests) to clear 0: %.0f; "
+	     "to clear the margin: %.0f",
+	     fam, need, to_margin);
+	is_int(f->runs_needed, need > 3 ? (int)need : 3,
+	       "runs needed: to clear 0 (at least one more than the 2 a side has)");
+	ok(to_margin > f->runs_needed, "fewer than to clear the margin (%.0f)", to_margin);
+	for (size_t i = 0; i < c->nr_findings; i++)
+		if (sl_finding_unconfirmed(&c->findings[i]) && ++nu &&
+		    (!top || c->findings[i].severity > top->severity))
+			top = &c->findings[i];
+	snprintf(want, sizeof(want),
+		 " unconfirmed change%s (up to %.2g expected by chance), largest %s of %s ",
+		 nu == 1 ? "" : "s", 0.05 * fam, top->metric->name, top->grp);
+	ok(strstr(c->summary, want),
+	   "the summary counts them against chance and names the largest: %s", c->summary);
+	sl_comparison_free(c);
+	/* one more point of change and it is flagged: no longer unconfirmed */
+	k[0] = win_run(st, "6.12", 24, 34);
+	c = compare_runs(st, b, 2, k, 1, false, 0);
+	f = c ? finding(c, "postgres", "waker_same_share") : NULL;
+	ok(f && f->verdict == SL_V_CHANGE && !sl_finding_unconfirmed(f),
+	   "-12 points: flagged, not unconfirmed (%s)", f ? sl_verdict_name(f->verdict) : "-");
+	sl_comparison_free(c);
+	sl_store_close(st);
+}
+
+/*
  * n runs a side of b against k (history: history_runs, -1 default), then st closed: the
  * width of postgres waker_same_share's interval (NAN without one), its df of residuals
  * into *d unless NULL.
@@ -714,6 +786,7 @@ int main(void)
 	struct sl_topo *t = fixture("westmere");
 
 	test_fixed_shares();
+	test_unconfirmed();
 	test_aa_run_effect();
 	test_history_configurations();
 	test_own_runs();

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `schedlens diff`'s unconfirmed changes: headline metrics that moved by their margin or
+# more with a 95% interval that excludes 0, but are not significant after the primary
+# family's adjustment (docs/statistics.md). The text report lists them, largest change
+# over its margin first, each with its sentence, p, adjusted p and the runs a side that
+# would likely resolve it; exactly the findings of --json that meet the definition, no
+# more. Synthesized runs (slsynth): two of the buddy policy against one of the LLC scan,
+# which moves placement by 6-10 points, and two buddy runs against a third, which moves
+# nothing past its margin.
+set -u
+. "$(dirname "$0")/lib.sh"
+B=${SL_BUILD:?}
+SL=$B/schedlens
+
+need python3 "$B/slsynth"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/u.db
+run() {
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# run POLICY KERNEL SEED: 20 windows of 100 ms
+synth() {
+	"$B/slsynth" --topology westmere --policy "$1" --seed "$3" --duration 2 --window-ms 100 \
+		--db "$db" --kernel "$2" --label u >"$tmp/s" 2>&1
+}
+synth buddy 6.1-u 1 && synth buddy 6.1-u 2 && synth buddy 6.1-u 3 &&
+	synth llc-scan 6.12-u 4
+ok "synthesized runs 1-3 (buddy, 6.1-u) and 4 (llc-scan, 6.12-u)" '[ $? -eq 0 ]' ||
+	{ cat "$tmp/s" >&2; exit 1; }
+
+# the unconfirmed findings of a --json report, as the text shows them: the sentence,
+# largest severity first
+unconfirmed() {
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+u = [f for f in d['findings'] if f['family'] == 'primary' and f['verdict'] == 'inconclusive'
+     and f['severity'] >= 1 and (f['ci_low'] > 0 or f['ci_high'] < 0)]
+for f in sorted(u, key=lambda f: -f['severity']):
+    print('  %s (p %.3g, adjusted %.3g; about %d%s runs a side would likely resolve it)' % (
+        f['explanation'], f['p_value'], f['p_adjusted'], f['runs_needed'],
+        '+' if f['runs_needed'] >= 99 else ''))" "$1"
+}
+# the lines under the text report's heading
+listed() {
+	sed -n '/^unconfirmed changes (headline metrics past their margin whose 95% interval excludes 0, not significant after adjustment; of [0-9]* tested, up to [0-9.]* are expected by chance alone):$/,/^$/p' \
+		"$1" | sed '1d;/^$/d'
+}
+
+run "$SL" diff --db "$db" --no-store --json --baseline-runs 1,2 --candidate-runs 4
+cp "$tmp/out" "$tmp/bl.json"
+run "$SL" diff --db "$db" --no-store --baseline-runs 1,2 --candidate-runs 4
+cp "$tmp/out" "$tmp/bl.txt"
+unconfirmed "$tmp/bl.json" >"$tmp/want"
+listed "$tmp/bl.txt" >"$tmp/got"
+sed 's/^/# /' "$tmp/got"
+ok "buddy vs LLC scan, 2 runs vs 1: unconfirmed changes listed ($(wc -l <"$tmp/want") in --json)" \
+	'[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got"' ||
+	diff "$tmp/want" "$tmp/got" | sed 's/^/# /'
+ok "among them postgres' waker-same share, with its runs a side" \
+	'grep -q "^  [0-9.]*% of wakeups of postgres were placed on the waker'"'"'s CPU (was .* runs a side would likely resolve it)$" "$tmp/got"'
+ok "each past its margin and clear of 0: every runs-needed under 99" \
+	'! grep -q "about 99+ runs" "$tmp/got"'
+
+# 2 buddy runs against a third: no change past a margin with an interval clear of 0
+run "$SL" diff --db "$db" --no-store --json --baseline-runs 1,2 --candidate-runs 3
+cp "$tmp/out" "$tmp/aa.json"
+run "$SL" diff --db "$db" --no-store --baseline-runs 1,2 --candidate-runs 3
+aa_rc=$rc
+unconfirmed "$tmp/aa.json" >"$tmp/want"
+ok "buddy vs buddy: none in --json, no heading in the text (exit $aa_rc)" \
+	'[ ! -s "$tmp/want" ] && ! grep -q "^unconfirmed changes" "$tmp/out" && ! grep -q "largest unconfirmed change" "$tmp/out"'
+
+done_testing
