@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The headline of a comparison, shared by Compare and Overview: its verdict in words, the
-// few flagged findings that matter most (by verdict, then severity) with their values in
+// few flagged findings that matter most (by verdict, then severity), then any unconfirmed
+// changes (inconclusive, significant alone, not after adjustment), with their values in
 // units and their relative change, and a diagnosis line from the findings themselves (the
 // policy fingerprint shift, the LHP cost ratio). The full findings table follows it, with
 // the unchanged (equivalent) metrics collapsed behind a toggle.
@@ -13,6 +14,11 @@
   const POLICY_NAMES = { prev_idle: 'prev-if-idle', affine: 'affine', llc_scan: 'llc-scan', buddy: 'buddy', smt_first: 'idle-core-first' };
 
   SL.isFlagged = (f) => FLAGGED.includes(f.verdict);
+  // an unconfirmed change (docs/statistics.md): a headline metric past its margin whose
+  // interval excludes 0, inconclusive only after its family's adjustment: what an
+  // inconclusive comparison most likely hides
+  SL.isUnconfirmed = (f) => f.verdict === 'inconclusive' && f.family === 'primary' &&
+    (f.severity || 0) >= 1 && (f.ci_low > 0 || f.ci_high < 0);
   // unchanged: behind the toggle (no_change: comparisons stored before schema 8)
   SL.isUnchanged = (f) => ['equivalent', 'no_change', 'insufficient_data'].includes(f.verdict);
 
@@ -70,8 +76,9 @@
   // ctx (optional): the comparison's runs and range, for each finding's evidence control
   function findingLine(f, M, ctx) {
     const u = unitOf(f, M);
-    return h('li', { class: 'headline-finding hl-' + f.verdict, 'data-metric': f.metric, 'data-group': f.group },
-      SL.verdictBadge(f.verdict), ' ',
+    const kind = SL.isUnconfirmed(f) ? 'unconfirmed' : f.verdict;
+    return h('li', { class: 'headline-finding hl-' + kind, 'data-metric': f.metric, 'data-group': f.group },
+      SL.verdictBadge(kind), ' ',
       h('span', { class: 'hf-metric' }, f.metric.replace(/_/g, ' '), ' of ', h('code', {}, groupName(f.group))), ' ',
       h('span', { class: 'hf-values' }, `${SL.fmtValue(val(f, 'baseline'), u)} → ${SL.fmtValue(val(f, 'candidate'), u)}`), ' ',
       h('span', { class: 'hf-rel' }, `(${SL.fmtRel(f.rel_change)}${u === '%' ? ', ' + SL.fmtDelta(val(f, 'candidate') - val(f, 'baseline'), u) : ''})`),
@@ -82,17 +89,27 @@
   // opts.title: what was compared, opts.note: a sentence after the verdict, opts.ctx: the
   // runs and range for the findings' evidence (SL.drilldown)
   SL.headline = function headline(verdict, fs, M, opts = {}) {
-    const top = SL.rankFindings(fs).slice(0, HEADLINE_MAX);
-    const flagged = fs.filter(SL.isFlagged).length;
+    // the flagged findings first, then (room left) the unconfirmed changes, largest first
+    const unconfirmed = fs.filter(SL.isUnconfirmed).sort((a, b) => (b.severity || 0) - (a.severity || 0));
+    const ranked = SL.rankFindings(fs);
+    const top = ranked.concat(unconfirmed).slice(0, HEADLINE_MAX);
+    const flagged = ranked.length;
     const unchanged = fs.filter(SL.isUnchanged).length;
     const inconclusive = fs.filter((f) => f.verdict === 'inconclusive').length;
     const counts = [flagged ? `${flagged} flagged` : 'nothing flagged',
+      unconfirmed.length ? `${unconfirmed.length} unconfirmed` : null,
       inconclusive ? `${inconclusive} inconclusive` : null, unchanged ? `${unchanged} unchanged` : null].filter(Boolean).join(', ');
+    // each interval misses a true 0 one time in 20: how many chance alone would give
+    const tested = fs.filter((f) => f.family === 'primary' && f.p_value !== null && f.p_value !== undefined).length;
+    const unconfirmedNote = unconfirmed.length ? h('p', { class: 'headline-unconfirmed muted' },
+      `Unconfirmed: moved past the margin with a 95% interval clear of 0, not significant after adjustment; ` +
+      `of ${tested} headline metrics tested, up to ${SL.num(0.05 * tested, 2)} are expected by chance alone. More runs a side would tell.`) : null;
     return h('section', { class: 'headline hl-' + (verdict || 'none'), 'data-verdict': verdict || '', 'aria-label': 'headline' },
       h('p', { class: 'headline-verdict' }, SL.verdictBadge(verdict), ' ', h('strong', {}, SL.verdictText(verdict)),
         opts.title ? [' · ', opts.title] : null, h('span', { class: 'muted' }, ` · ${counts}`)),
       opts.note ? h('p', { class: 'headline-note' }, opts.note) : null,
       top.length ? h('ol', { class: 'headline-findings' }, top.map((f) => findingLine(f, M, opts.ctx))) : null,
+      unconfirmedNote,
       SL.diagnosis(fs, M));
   };
 

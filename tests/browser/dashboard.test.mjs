@@ -185,6 +185,47 @@ test('compare leads with the headline: verdict, top findings by severity, diagno
   await page.screenshot({ path: `${OUT}/compare-unchanged-open.png`, fullPage: true });
 });
 
+// The lab's 6.1 vs 6.12 pgbench at 2 runs a side flags nothing; its report lists the LHP
+// cost and the waker-same share of postgres as unconfirmed changes (docs/statistics.md).
+// The headline shows them after any flagged finding, with how many chance would give; an
+// inconclusive metric inside its margin, or with an interval across 0, is not one.
+test('the headline lists unconfirmed changes after the flagged ones, largest first, against chance', async () => {
+  await open('#/overview', 'headline-unconfirmed');
+  const r = await page.evaluate(() => {
+    const f = (metric, verdict, base, cand, lo, hi, severity, family = 'primary') => ({
+      group: 'postgres', metric, verdict, family, baseline: base, candidate: cand, ci_low: lo, ci_high: hi,
+      severity, p_value: 0.002, rel_change: (cand - base) / base, unit: metric === 'lhp_cost' ? 'ms/s' : '%' });
+    const fs = [
+      f('waker_same_share', 'inconclusive', 26.9, 14.4, -17.7, -7.3, 4.6),
+      f('lhp_cost', 'inconclusive', 0.01, 4.95, 2.46, 7.43, 9.9),
+      f('preempt_share', 'inconclusive', 21.2, 21.7, -12.7, 13.8, 0.26), // inside its margin
+      f('missed_idle_rate', 'inconclusive', 31.6, 27.6, -8.6, 0.5, 1.3), // interval across 0
+      f('lhp_rate', 'inconclusive', 0.02, 0.75, 0.5, 0.96, 2.7, 'secondary'), // not a headline metric
+      f('latency_p50', 'equivalent', 90, 91, -3, 4, 0.1),
+    ];
+    const box = document.createElement('div');
+    box.appendChild(window.SL.headline('inconclusive', fs, {}));
+    const flagged = fs.concat([f('migration_rate', 'regression', 10, 20, 5, 15, 5, 'secondary')]);
+    const box2 = document.createElement('div');
+    box2.appendChild(window.SL.headline('regression', flagged, {}));
+    const items = (b) => [...b.querySelectorAll('ol.headline-findings > li')].map((li) => li.textContent.replace(/\s+/g, ' ').trim());
+    return {
+      items: items(box), counts: box.querySelector('.headline-verdict').textContent.replace(/\s+/g, ' ').trim(),
+      note: box.querySelector('.headline-unconfirmed').textContent, badge: box.querySelector('li .verdict').className,
+      items2: items(box2),
+    };
+  });
+  assert.deepEqual(r.items, [
+    'unconfirmed lhp cost of postgres 10 µs/s → 4.95 ms/s (+49,400%)',
+    'unconfirmed waker same share of postgres 26.9% → 14.4% (−46.5%, −12.5 pts)',
+  ]);
+  assert.match(r.counts, / · nothing flagged, 2 unconfirmed, 5 inconclusive, 1 unchanged$/);
+  assert.equal(r.note, 'Unconfirmed: moved past the margin with a 95% interval clear of 0, not significant after adjustment; ' +
+    'of 5 headline metrics tested, up to 0.25 are expected by chance alone. More runs a side would tell.');
+  assert.equal(r.badge, 'verdict v-unconfirmed');
+  assert.deepEqual(r.items2.map((t) => t.split(' ')[0]), ['regression', 'unconfirmed', 'unconfirmed'], 'flagged first');
+});
+
 test('overview leads with the newest comparison that flagged something and says the newest flagged nothing', async () => {
   await open('#/overview', 'overview-headline');
   assert.match(await text(page.locator('.newest-unchanged')),
