@@ -72,54 +72,6 @@ static int parse_ids(const char *flag, const char *s, int64_t *ids, int *nr)
 	return 0;
 }
 
-static int by_severity(const void *a, const void *b)
-{
-	double x = (*(const struct sl_finding *const *)a)->severity,
-	       y = (*(const struct sl_finding *const *)b)->severity;
-
-	return (x < y) - (x > y);
-}
-
-/*
- * The unconfirmed changes (sl_finding_unconfirmed()), largest first: what an inconclusive
- * comparison most likely hides. Without them the report read "no metric changed
- * significantly" over a 0.01 -> 4.95 ms/s LHP cost that one more run a side would likely
- * flag.
- */
-static void print_unconfirmed(struct pr *p, const struct sl_comparison *c)
-{
-	const struct sl_finding **u = calloc(c->nr_findings ? c->nr_findings : 1, sizeof(*u));
-	size_t n = 0;
-	int tested = 0;
-
-	if (!u)
-		return;
-	for (size_t i = 0; i < c->nr_findings; i++) {
-		tested += c->findings[i].primary && !isnan(c->findings[i].p);
-		if (sl_finding_unconfirmed(&c->findings[i]))
-			u[n++] = &c->findings[i];
-	}
-	qsort(u, n, sizeof(*u), by_severity);
-	/* each interval misses a true 0 with chance 1 - level, so A/A pairs list some too
-	 * (make calibrate: 26-40% of its synthetic A/A comparisons): the reader needs
-	 * that scale */
-	if (n) {
-		pr_line(p, "%s", "");
-		pr_line(p,
-			"unconfirmed changes (headline metrics past their margin whose %.3g%% "
-			"interval excludes 0, not significant after adjustment; of %d tested, "
-			"up to %.2g are expected by chance alone):",
-			100 * c->ci_level, tested, (1 - c->ci_level) * tested);
-	}
-	for (size_t i = 0; i < n; i++)
-		pr_line(p,
-			"  %s (p %.3g, adjusted %.3g; about %d%s runs a side would likely "
-			"resolve it)",
-			u[i]->explanation, u[i]->p, u[i]->p_adj, u[i]->runs_needed,
-			u[i]->runs_needed >= 99 ? "+" : "");
-	free(u);
-}
-
 /* Flagged findings first, each with its sentence: the table diff and findings share. */
 static void print_flagged(struct pr *p, const struct sl_comparison *c, json_t *j)
 {
@@ -135,7 +87,7 @@ static void print_flagged(struct pr *p, const struct sl_comparison *c, json_t *j
 		/* a table after lines: the print layer puts the empty line between */
 		print_findings(p, json_object_get(j, "findings"), true);
 	}
-	print_unconfirmed(p, c);
+	print_unconfirmed(p, j);
 }
 
 /* The rest, compactly: "group: metric base->cand, ..." one line per group (wrapped near

@@ -66,6 +66,8 @@ static void one(struct pr *p, json_t *c, bool all)
 	if (!all)
 		pr_line(p, "(%zu of %zu findings flagged; --all shows every metric)", flagged,
 			json_array_size(fs));
+	if (pr_format(p) == PR_TEXT)
+		print_unconfirmed(p, c);
 	pr_line(p, "\nverdict: %s: %s", json_string_value(json_object_get(c, "verdict")) ?: "",
 		json_string_value(json_object_get(c, "summary")) ?: "");
 }

@@ -127,3 +127,64 @@ void print_findings(struct pr *p, json_t *findings, bool flagged_only)
 	pr_table_end(p);
 	free(fl);
 }
+
+static double num(json_t *f, const char *key)
+{
+	json_t *v = json_object_get(f, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* sl_finding_unconfirmed() over the JSON, which a stored comparison is read back as */
+static bool unconfirmed(json_t *f)
+{
+	const char *fam = json_string_value(json_object_get(f, "family")) ?: "";
+
+	return !strcmp(verdict(f), "inconclusive") && !strcmp(fam, "primary") && severity(f) >= 1 &&
+	       (num(f, "ci_low") > 0 || num(f, "ci_high") < 0);
+}
+
+/*
+ * Without them the report read "no metric changed significantly" over a 0.01 -> 4.95 ms/s
+ * LHP cost that one more run a side would likely flag. Each interval misses a true 0 with
+ * chance 1 - level, so A/A pairs list some too (make calibrate: up to 40% of its synthetic
+ * A/A comparisons): the heading gives that scale.
+ */
+void print_unconfirmed(struct pr *p, json_t *c)
+{
+	json_t *fs = json_object_get(c, "findings");
+	size_t n = json_array_size(fs), k = 0;
+	json_t **u = malloc(sizeof(*u) * (n ? n : 1));
+	double level = num(json_object_get(c, "params"), "ci_level");
+	int tested = 0;
+
+	if (!u)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		json_t *f = json_array_get(fs, i);
+		const char *fam = json_string_value(json_object_get(f, "family")) ?: "";
+
+		tested += !strcmp(fam, "primary") && !isnan(num(f, "p_value"));
+		if (unconfirmed(f))
+			u[k++] = f;
+	}
+	qsort(u, k, sizeof(*u), by_severity);
+	if (k) {
+		pr_line(p, "%s", "");
+		pr_line(p,
+			"unconfirmed changes (headline metrics past their margin whose %.3g%% "
+			"interval excludes 0, not significant after adjustment; of %d tested, "
+			"up to %.2g are expected by chance alone):",
+			100 * level, tested, (1 - level) * tested);
+	}
+	for (size_t i = 0; i < k; i++) {
+		int runs = (int)json_integer_value(json_object_get(u[i], "runs_needed"));
+
+		pr_line(p,
+			"  %s (p %.3g, adjusted %.3g; about %d%s runs a side would likely "
+			"resolve it)",
+			json_string_value(json_object_get(u[i], "explanation")) ?: "",
+			num(u[i], "p_value"), num(u[i], "p_adjusted"), runs, runs >= 99 ? "+" : "");
+	}
+	free(u);
+}

@@ -19,4 +19,11 @@ void print_findings(struct pr *p, json_t *findings, bool flagged_only);
 /* True if the finding's verdict is regression, improvement or change. */
 bool finding_flagged(json_t *f);
 
+/*
+ * The unconfirmed changes of comparison c (its JSON, with "findings" and "params"),
+ * largest severity first, under a heading that says how many chance alone would give;
+ * nothing without any. Text only.
+ */
+void print_unconfirmed(struct pr *p, json_t *c);
+
 #endif

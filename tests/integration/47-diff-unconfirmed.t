@@ -6,7 +6,7 @@
 # family's adjustment (docs/statistics.md). The text report lists them, largest change
 # over its margin first, each with its sentence, p, adjusted p and the runs a side that
 # would likely resolve it; exactly the findings of --json that meet the definition, no
-# more. Synthesized runs (slsynth): two of the buddy policy against one of the LLC scan,
+# more; `schedlens findings ID` lists the same for the stored comparison. Synthesized runs (slsynth): two of the buddy policy against one of the LLC scan,
 # which moves placement by 6-10 points, and two buddy runs against a third, which moves
 # nothing past its margin.
 set -u
@@ -66,6 +66,15 @@ ok "among them postgres' waker-same share, with its runs a side" \
 	'grep -q "^  [0-9.]*% of wakeups of postgres were placed on the waker'"'"'s CPU (was .* runs a side would likely resolve it)$" "$tmp/got"'
 ok "each past its margin and clear of 0: every runs-needed under 99" \
 	'! grep -q "about 99+ runs" "$tmp/got"'
+
+# stored (diff without --no-store), `findings ID` lists the same
+run "$SL" diff --db "$db" --baseline-runs 1,2 --candidate-runs 4
+id=$(sed -n 's/.*\[comparison \([0-9]*\)\]$/\1/p' "$tmp/out")
+run "$SL" findings --db "$db" "$id"
+listed "$tmp/out" >"$tmp/got2"
+ok "findings $id (the stored comparison): the same list" \
+	'[ -n "$id" ] && [ -s "$tmp/got2" ] && cmp -s "$tmp/got" "$tmp/got2"' ||
+	diff "$tmp/got" "$tmp/got2" | sed 's/^/# /'
 
 # 2 buddy runs against a third: no change past a margin with an interval clear of 0
 run "$SL" diff --db "$db" --no-store --json --baseline-runs 1,2 --candidate-runs 3
