@@ -87,7 +87,8 @@
 
   // verdict: the comparison's; fs: its findings (of the groups shown); M: the metric table;
   // opts.title: what was compared, opts.note: a sentence after the verdict, opts.ctx: the
-  // runs and range for the findings' evidence (SL.drilldown)
+  // runs and range for the findings' evidence (SL.drilldown), opts.level: the comparison's
+  // interval level (params.ci_level; 0.95 without)
   SL.headline = function headline(verdict, fs, M, opts = {}) {
     // the flagged findings first, then (room left) the unconfirmed changes, largest first
     const unconfirmed = fs.filter(SL.isUnconfirmed).sort((a, b) => (b.severity || 0) - (a.severity || 0));
@@ -99,11 +100,13 @@
     const counts = [flagged ? `${flagged} flagged` : 'nothing flagged',
       unconfirmed.length ? `${unconfirmed.length} unconfirmed` : null,
       inconclusive ? `${inconclusive} inconclusive` : null, unchanged ? `${unchanged} unchanged` : null].filter(Boolean).join(', ');
-    // each interval misses a true 0 one time in 20: how many chance alone would give
+    // each interval misses a true 0 with chance 1 - level (0.05 by default; `lab ab` spends
+    // it over its looks): how many chance alone would give
+    const level = opts.level || 0.95;
     const tested = fs.filter((f) => f.family === 'primary' && f.p_value !== null && f.p_value !== undefined).length;
     const unconfirmedNote = unconfirmed.length ? h('p', { class: 'headline-unconfirmed muted' },
-      `Unconfirmed: moved past the margin with a 95% interval clear of 0, not significant after adjustment; ` +
-      `of ${tested} headline metrics tested, up to ${SL.num(0.05 * tested, 2)} are expected by chance alone. More runs a side would tell.`) : null;
+      `Unconfirmed: moved past the margin with a ${SL.num(100 * level, 3)}% interval clear of 0, not significant after adjustment; ` +
+      `of ${tested} headline metrics tested, up to ${SL.num((1 - level) * tested, 2)} are expected by chance alone. More runs a side would tell.`) : null;
     return h('section', { class: 'headline hl-' + (verdict || 'none'), 'data-verdict': verdict || '', 'aria-label': 'headline' },
       h('p', { class: 'headline-verdict' }, SL.verdictBadge(verdict), ' ', h('strong', {}, SL.verdictText(verdict)),
         opts.title ? [' · ', opts.title] : null, h('span', { class: 'muted' }, ` · ${counts}`)),

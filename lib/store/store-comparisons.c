@@ -270,6 +270,7 @@ int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t *
 {
 	return sl_db_query_rows(sl_store_db(store),
 				"SELECT id, created_wall, baseline, candidate, verdict, summary, "
+				"json_extract(params, '$.ci_level') AS ci_level, "
 				"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
 				"f.verdict = 'inconclusive') AS inconclusive, "
 				"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "

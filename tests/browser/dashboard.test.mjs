@@ -205,6 +205,9 @@ test('the headline lists unconfirmed changes after the flagged ones, largest fir
     ];
     const box = document.createElement('div');
     box.appendChild(window.SL.headline('inconclusive', fs, {}));
+    // a comparison at another level (lab ab's looks: 98.75%) says so, and scales chance with it
+    const spent = document.createElement('div');
+    spent.appendChild(window.SL.headline('inconclusive', fs, {}, { level: 0.9875 }));
     const flagged = fs.concat([f('migration_rate', 'regression', 10, 20, 5, 15, 5, 'secondary')]);
     const box2 = document.createElement('div');
     box2.appendChild(window.SL.headline('regression', flagged, {}));
@@ -212,7 +215,7 @@ test('the headline lists unconfirmed changes after the flagged ones, largest fir
     return {
       items: items(box), counts: box.querySelector('.headline-verdict').textContent.replace(/\s+/g, ' ').trim(),
       note: box.querySelector('.headline-unconfirmed').textContent, badge: box.querySelector('li .verdict').className,
-      items2: items(box2),
+      items2: items(box2), spentNote: spent.querySelector('.headline-unconfirmed').textContent,
     };
   });
   assert.deepEqual(r.items, [
@@ -222,6 +225,8 @@ test('the headline lists unconfirmed changes after the flagged ones, largest fir
   assert.match(r.counts, / · nothing flagged, 2 unconfirmed, 5 inconclusive, 1 unchanged$/);
   assert.equal(r.note, 'Unconfirmed: moved past the margin with a 95% interval clear of 0, not significant after adjustment; ' +
     'of 5 headline metrics tested, up to 0.25 are expected by chance alone. More runs a side would tell.');
+  assert.equal(r.spentNote, 'Unconfirmed: moved past the margin with a 98.75% interval clear of 0, not significant after adjustment; ' +
+    'of 5 headline metrics tested, up to 0.06 are expected by chance alone. More runs a side would tell.');
   assert.equal(r.badge, 'verdict v-unconfirmed');
   assert.deepEqual(r.items2.map((t) => t.split(' ')[0]), ['regression', 'unconfirmed', 'unconfirmed'], 'flagged first');
 });
