@@ -28,6 +28,7 @@ static const struct pr_col cols[] = {
 	{ "ci_low", "CI LOW", PR_REAL, "%.4g" },
 	{ "ci_high", "CI HIGH", PR_REAL, "%.4g" },
 	{ "unit", "UNIT" },
+	{ "unconfirmed", "UNCONFIRMED", PR_BOOL, NULL, PR_NOTEXT },
 	{ "explanation", "EXPLANATION", PR_STR, NULL, PR_BELOW },
 };
 
@@ -82,6 +83,7 @@ static void row(struct pr *p, json_t *f)
 	pr_json(p, json_object_get(f, "ci_low"));
 	pr_json(p, json_object_get(f, "ci_high"));
 	pr_json(p, json_object_get(f, "unit"));
+	pr_json(p, json_object_get(f, "unconfirmed"));
 	pr_json(p, json_object_get(f, "explanation"));
 }
 
@@ -135,15 +137,6 @@ static double num(json_t *f, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* sl_finding_unconfirmed() over the JSON, which a stored comparison is read back as */
-static bool unconfirmed(json_t *f)
-{
-	const char *fam = json_string_value(json_object_get(f, "family")) ?: "";
-
-	return !strcmp(verdict(f), "inconclusive") && !strcmp(fam, "primary") && severity(f) >= 1 &&
-	       (num(f, "ci_low") > 0 || num(f, "ci_high") < 0);
-}
-
 /*
  * Without them the report read "no metric changed significantly" over a 0.01 -> 4.95 ms/s
  * LHP cost that one more run a side would likely flag. Each interval misses a true 0 with
@@ -165,7 +158,7 @@ void print_unconfirmed(struct pr *p, json_t *c)
 		const char *fam = json_string_value(json_object_get(f, "family")) ?: "";
 
 		tested += !strcmp(fam, "primary") && !isnan(num(f, "p_value"));
-		if (unconfirmed(f))
+		if (json_is_true(json_object_get(f, "unconfirmed")))
 			u[k++] = f;
 	}
 	qsort(u, k, sizeof(*u), by_severity);

@@ -254,12 +254,14 @@ static void text_record(struct pr *p, json_t *row, json_t *trow)
 	for (size_t i = 0; i < p->nr_cols; i++) {
 		const char *h = p->cols[i].head ? p->cols[i].head : p->cols[i].key;
 
-		if ((int)strlen(h) > w)
+		if ((int)strlen(h) > w && !(p->cols[i].flags & PR_NOTEXT))
 			w = (int)strlen(h);
 	}
 	for (size_t i = 0; i < p->nr_cols; i++) {
 		const struct pr_col *c = &p->cols[i];
 
+		if (c->flags & PR_NOTEXT)
+			continue;
 		text_of(c, json_array_get(row, i), json_array_get(trow, i), buf, sizeof(buf));
 		fprintf(p->out, "%s%-*s  %s\n", indent, w, c->head ? c->head : c->key, buf);
 	}
@@ -276,7 +278,7 @@ static void text_table(struct pr *p)
 	for (size_t i = 0; i < p->nr_cols; i++) {
 		const struct pr_col *c = &p->cols[i];
 
-		if (c->flags & PR_BELOW)
+		if (c->flags & (PR_BELOW | PR_NOTEXT))
 			continue;
 		w[i] = (int)strlen(c->head ? c->head : c->key);
 		last = i;
@@ -295,7 +297,7 @@ static void text_table(struct pr *p)
 			const struct pr_col *c = &p->cols[i];
 			bool left = c->kind == PR_STR || c->kind == PR_WALL || c->kind == PR_BOOL;
 
-			if (c->flags & PR_BELOW)
+			if (c->flags & (PR_BELOW | PR_NOTEXT))
 				continue;
 			if (r < 0)
 				snprintf(buf, sizeof(buf), "%s", c->head ? c->head : c->key);

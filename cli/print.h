@@ -34,6 +34,7 @@ enum pr_kind {
 
 /* column flags */
 #define PR_BELOW 0x1 /* text: on a line of its own under the row, indented; not a column */
+#define PR_NOTEXT 0x2 /* CSV and JSON only: the text table leaves it out */
 
 struct pr_col {
 	const char *key; /* JSON key, CSV header */

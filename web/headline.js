@@ -16,9 +16,9 @@
   SL.isFlagged = (f) => FLAGGED.includes(f.verdict);
   // an unconfirmed change (docs/statistics.md): a headline metric past its margin whose
   // interval excludes 0, inconclusive only after its family's adjustment: what an
-  // inconclusive comparison most likely hides
-  SL.isUnconfirmed = (f) => f.verdict === 'inconclusive' && f.family === 'primary' &&
-    (f.severity || 0) >= 1 && (f.ci_low > 0 || f.ci_high < 0);
+  // inconclusive comparison most likely hides. lib decides it; every finding the API
+  // serves carries it.
+  SL.isUnconfirmed = (f) => f.unconfirmed === true;
   // unchanged: behind the toggle (no_change: comparisons stored before schema 8)
   SL.isUnchanged = (f) => ['equivalent', 'no_change', 'insufficient_data'].includes(f.verdict);
 

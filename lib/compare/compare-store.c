@@ -65,6 +65,7 @@ static json_t *finding_json(const struct sl_finding *f)
 	json_object_set_new(o, "runs_needed",
 			    f->verdict == SL_V_INCONCLUSIVE ? json_integer(f->runs_needed) :
 							      json_null());
+	json_object_set_new(o, "unconfirmed", json_boolean(sl_finding_unconfirmed(f)));
 	return o;
 }
 
@@ -81,6 +82,7 @@ static json_t *side_json(const struct sl_cmp_side *s)
 json_t *sl_comparison_to_json(const struct sl_comparison *c)
 {
 	json_t *o = json_object(), *notes = json_array(), *fs = json_array();
+	int unconfirmed = 0;
 
 	if (!o || !notes || !fs) {
 		json_decref(o);
@@ -90,8 +92,10 @@ json_t *sl_comparison_to_json(const struct sl_comparison *c)
 	}
 	for (int i = 0; i < c->nr_notes; i++)
 		json_array_append_new(notes, json_string(c->notes[i]));
-	for (size_t i = 0; i < c->nr_findings; i++)
+	for (size_t i = 0; i < c->nr_findings; i++) {
 		json_array_append_new(fs, finding_json(&c->findings[i]));
+		unconfirmed += sl_finding_unconfirmed(&c->findings[i]);
+	}
 	json_object_set_new(o, "id", c->id >= 0 ? json_integer(c->id) : json_null());
 	json_object_set_new(o, "verdict", json_string(sl_verdict_name(c->verdict)));
 	json_object_set_new(o, "summary", json_string(c->summary));
@@ -106,6 +110,7 @@ json_t *sl_comparison_to_json(const struct sl_comparison *c)
 	json_object_set_new(o, "insufficient", json_integer(c->insufficient));
 	json_object_set_new(o, "inconclusive", json_integer(c->inconclusive));
 	json_object_set_new(o, "equivalent", json_integer(c->equivalent));
+	json_object_set_new(o, "unconfirmed", json_integer(unconfirmed));
 	json_object_set_new(o, "runs_needed",
 			    c->verdict == SL_V_INCONCLUSIVE ? json_integer(c->runs_needed) :
 							      json_null());

@@ -147,7 +147,9 @@ const struct sl_finding *sl_comparison_top(const struct sl_comparison *c);
 /*
  * Whether f is an unconfirmed change: a headline metric, inconclusive, that moved by its
  * margin or more with an interval that excludes 0, so significant alone but not after its
- * family's adjustment. More runs would likely flag it.
+ * family's adjustment. More runs would likely flag it. Every JSON finding carries it as
+ * "unconfirmed" (stored ones through its SQL twin, SL_SQL_FINDING_UNCONFIRMED in
+ * store-query.h), so the CLI, the dashboard and scripts never redefine it.
  */
 bool sl_finding_unconfirmed(const struct sl_finding *f);
 

@@ -329,6 +329,19 @@ static double num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/*
+ * Unconfirmed changes are inconclusive findings too, so they get a gauge of their own: a
+ * verdict label would count them twice in a sum over schedlens_findings. An alert on
+ * "unconfirmed after an upgrade" asks for more runs a side, not a rollback.
+ */
+static void render_unconfirmed(FILE *f, const char *host, json_int_t n)
+{
+	family(f, "schedlens_unconfirmed_changes", "gauge",
+	       "Unconfirmed changes of the newest comparison: headline metrics past their "
+	       "margin whose interval excludes 0, not significant after adjustment.");
+	fprintf(f, "schedlens_unconfirmed_changes{host=\"%s\"} %lld\n", host, (long long)n);
+}
+
 /* Gauges for the flagged findings of the newest comparison only: bounded by the metric table. */
 static void render_findings(FILE *f, const struct sl_prom *p, const json_t *findings)
 {
@@ -357,6 +370,7 @@ static void render_findings(FILE *f, const struct sl_prom *p, const json_t *find
 		for (int k = 0; k < 5; k++)
 			fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"%s\"} 0\n", h,
 				verdicts[k]);
+		render_unconfirmed(f, h, 0);
 		return;
 	}
 	sl_prom_escape(b, sizeof(b), json_string_value(json_object_get(comp, "baseline")) ?: "");
@@ -378,6 +392,7 @@ static void render_findings(FILE *f, const struct sl_prom *p, const json_t *find
 		(long long)json_integer_value(json_object_get(comp, "inconclusive")));
 	fprintf(f, "schedlens_findings{host=\"%s\",verdict=\"equivalent\"} %lld\n", h,
 		(long long)json_integer_value(json_object_get(comp, "equivalent")));
+	render_unconfirmed(f, h, json_integer_value(json_object_get(comp, "unconfirmed")));
 	/*
 	 * A state set: 1 for the newest comparison's verdict, 0 for the others. Its sides ride
 	 * along so that an alert on it can say which kernels it compared.

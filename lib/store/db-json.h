@@ -23,6 +23,9 @@ json_t *sl_db_row_json(sqlite3_stmt *st);
  * sl_db_error(db, what). */
 int sl_db_rows_into(sqlite3 *db, sqlite3_stmt *st, json_t *arr, const char *what);
 
+/* Each row's member key, a SQL truth value (integer 0 or 1), as a JSON boolean. */
+void sl_db_rows_bool(json_t *rows, const char *key);
+
 /* The rows of the prepared st as a new array in *ret; st is finalized either way. 0,
  * -ENOMEM, or sl_db_error(db, what). */
 int sl_db_stmt_rows(sqlite3 *db, sqlite3_stmt *st, const char *what, json_t **ret);

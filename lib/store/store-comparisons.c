@@ -242,9 +242,11 @@ int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, j
 		    "SELECT grp AS \"group\", metric, polarity, baseline_value AS baseline, "
 		    "candidate_value AS candidate, delta, rel_change, ci_low, ci_high, "
 		    "p_value, p_adjusted, verdict, explanation, family, df, margin, severity, "
-		    "runs_needed FROM findings WHERE "
-		    "comparison_id = ?1 AND (?2 = 0 OR verdict IN ('regression', "
-		    "'improvement', 'change')) ORDER BY id",
+		    "runs_needed, " SL_SQL_FINDING_UNCONFIRMED(
+			    "") " AS unconfirmed "
+				"FROM findings WHERE "
+				"comparison_id = ?1 AND (?2 = 0 OR verdict IN ('regression', "
+				"'improvement', 'change')) ORDER BY id",
 		    -1, &st, NULL) != SQLITE_OK)
 		goto db_fail;
 	sqlite3_bind_int64(st, 1, id);
@@ -253,6 +255,7 @@ int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, j
 	sqlite3_finalize(st);
 	if (err)
 		goto fail;
+	sl_db_rows_bool(fs, "unconfirmed");
 	json_object_set_new(arr, "findings", fs);
 	*ret = arr;
 	return 0;
@@ -268,29 +271,37 @@ fail:
 
 int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t **ret)
 {
-	return sl_db_query_rows(sl_store_db(store),
-				"SELECT id, created_wall, baseline, candidate, verdict, summary, "
-				"json_extract(params, '$.ci_level') AS ci_level, "
-				"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
-				"f.verdict = 'inconclusive') AS inconclusive, "
-				"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
-				"f.verdict = 'equivalent') AS equivalent "
-				"FROM comparisons c ORDER BY id DESC LIMIT ?1",
-				limit, 0, 0, 0, "cannot read the run", ret);
+	return sl_db_query_rows(
+		sl_store_db(store),
+		"SELECT id, created_wall, baseline, candidate, verdict, summary, "
+		"json_extract(params, '$.ci_level') AS ci_level, "
+		"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
+		"f.verdict = 'inconclusive') AS inconclusive, "
+		"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
+		"f.verdict = 'equivalent') AS equivalent, "
+		"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND " SL_SQL_FINDING_UNCONFIRMED(
+			"f.") ") AS unconfirmed "
+			      "FROM comparisons c ORDER BY id DESC LIMIT ?1",
+		limit, 0, 0, 0, "cannot read the run", ret);
 }
 
 int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagged_only,
 				  json_t **ret)
 {
-	return sl_db_query_rows(
+	int err = sl_db_query_rows(
 		sl_store_db(store),
 		"SELECT f.comparison_id, f.metric, f.grp AS \"group\", f.polarity, "
 		"f.baseline_value, f.candidate_value, f.delta, f.rel_change, f.ci_low, "
 		"f.ci_high, f.p_value, f.p_adjusted, f.verdict, f.explanation, "
-		"f.family, f.df, f.margin, f.severity, f.runs_needed "
-		"FROM findings f WHERE f.comparison_id IN "
-		"(SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
-		"AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "
-		"ORDER BY f.comparison_id DESC, f.id",
+		"f.family, f.df, f.margin, f.severity, f.runs_needed, " SL_SQL_FINDING_UNCONFIRMED(
+			"f.") " AS unconfirmed "
+			      "FROM findings f WHERE f.comparison_id IN "
+			      "(SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
+			      "AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "
+			      "ORDER BY f.comparison_id DESC, f.id",
 		limit, flagged_only, 0, 0, "cannot read the run", ret);
+
+	if (!err)
+		sl_db_rows_bool(*ret, "unconfirmed");
+	return err;
 }

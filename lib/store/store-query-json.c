@@ -49,6 +49,20 @@ int sl_db_rows_into(sqlite3 *db, sqlite3_stmt *st, json_t *arr, const char *what
 	return rc == SQLITE_DONE ? 0 : sl_db_error(db, what);
 }
 
+void sl_db_rows_bool(json_t *rows, const char *key)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		json_t *v = json_object_get(row, key);
+
+		if (v)
+			json_object_set_new(row, key, json_boolean(json_integer_value(v) != 0));
+	}
+}
+
 struct sl_db_stream {
 	sqlite3_stmt *st;
 	size_t limit, rows;

@@ -181,12 +181,24 @@ int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, j
 int sl_query_comparison_owed(struct sl_store *store, int64_t run_id, char *buf, size_t size,
 			     bool *ret_owed);
 
+/*
+ * Whether a stored finding (a row of findings, its columns prefixed by t: "f." or "") is an
+ * unconfirmed change: the SQL twin of sl_finding_unconfirmed() (lib/compare/compare.h), so
+ * that stored comparisons answer as the one just computed; t-compare checks they agree.
+ * NULL severity or interval (NaN when stored) is not unconfirmed, as in C.
+ */
+#define SL_SQL_FINDING_UNCONFIRMED(t)                                               \
+	"coalesce(" t "verdict = 'inconclusive' AND " t "family = 'primary' AND " t \
+	"severity >= 1 AND (" t "ci_low > 0 OR " t "ci_high < 0), 0)"
+
 /* The last limit comparisons, newest first, as rows {id, created_wall, baseline, candidate,
- * verdict, summary, inconclusive, equivalent} (counts of those findings). */
+ * verdict, summary, ci_level, inconclusive, equivalent, unconfirmed} (counts of those
+ * findings). */
 int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t **ret);
 
 /* The findings of the last limit comparisons (all, or the flagged ones), by comparison
- * newest first, as rows of findings' columns with grp as "group". */
+ * newest first, as rows of findings' columns with grp as "group", and "unconfirmed" (a
+ * boolean: SL_SQL_FINDING_UNCONFIRMED). */
 int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagged_only,
 				  json_t **ret);
 

@@ -187,20 +187,21 @@ test('compare leads with the headline: verdict, top findings by severity, diagno
 
 // The lab's 6.1 vs 6.12 pgbench at 2 runs a side flags nothing; its report lists the LHP
 // cost and the waker-same share of postgres as unconfirmed changes (docs/statistics.md).
-// The headline shows them after any flagged finding, with how many chance would give; an
-// inconclusive metric inside its margin, or with an interval across 0, is not one.
+// The headline shows them after any flagged finding, with how many chance would give. Which
+// findings are unconfirmed is the API's "unconfirmed" field (lib decides it: t-compare and
+// 47-diff-unconfirmed test that); the crafted findings below carry it as lib would.
 test('the headline lists unconfirmed changes after the flagged ones, largest first, against chance', async () => {
   await open('#/overview', 'headline-unconfirmed');
   const r = await page.evaluate(() => {
-    const f = (metric, verdict, base, cand, lo, hi, severity, family = 'primary') => ({
+    const f = (metric, verdict, base, cand, lo, hi, severity, unconfirmed = false, family = 'primary') => ({
       group: 'postgres', metric, verdict, family, baseline: base, candidate: cand, ci_low: lo, ci_high: hi,
-      severity, p_value: 0.002, rel_change: (cand - base) / base, unit: metric === 'lhp_cost' ? 'ms/s' : '%' });
+      severity, unconfirmed, p_value: 0.002, rel_change: (cand - base) / base, unit: metric === 'lhp_cost' ? 'ms/s' : '%' });
     const fs = [
-      f('waker_same_share', 'inconclusive', 26.9, 14.4, -17.7, -7.3, 4.6),
-      f('lhp_cost', 'inconclusive', 0.01, 4.95, 2.46, 7.43, 9.9),
+      f('waker_same_share', 'inconclusive', 26.9, 14.4, -17.7, -7.3, 4.6, true),
+      f('lhp_cost', 'inconclusive', 0.01, 4.95, 2.46, 7.43, 9.9, true),
       f('preempt_share', 'inconclusive', 21.2, 21.7, -12.7, 13.8, 0.26), // inside its margin
       f('missed_idle_rate', 'inconclusive', 31.6, 27.6, -8.6, 0.5, 1.3), // interval across 0
-      f('lhp_rate', 'inconclusive', 0.02, 0.75, 0.5, 0.96, 2.7, 'secondary'), // not a headline metric
+      f('lhp_rate', 'inconclusive', 0.02, 0.75, 0.5, 0.96, 2.7, false, 'secondary'), // not a headline metric
       f('latency_p50', 'equivalent', 90, 91, -3, 4, 0.1),
     ];
     const box = document.createElement('div');
@@ -208,7 +209,7 @@ test('the headline lists unconfirmed changes after the flagged ones, largest fir
     // a comparison at another level (lab ab's looks: 98.75%) says so, and scales chance with it
     const spent = document.createElement('div');
     spent.appendChild(window.SL.headline('inconclusive', fs, {}, { level: 0.9875 }));
-    const flagged = fs.concat([f('migration_rate', 'regression', 10, 20, 5, 15, 5, 'secondary')]);
+    const flagged = fs.concat([f('migration_rate', 'regression', 10, 20, 5, 15, 5, false, 'secondary')]);
     const box2 = document.createElement('div');
     box2.appendChild(window.SL.headline('regression', flagged, {}));
     const items = (b) => [...b.querySelectorAll('ol.headline-findings > li')].map((li) => li.textContent.replace(/\s+/g, ' ').trim());

@@ -414,6 +414,12 @@ echo "# automatic comparison: $(jq1 'd["comparisons"][0] if d["comparisons"] els
 grep -E "comparison|regression" "$tmp/d.err" | sed 's/^/# log: /' | head -20
 ok "automatic comparison stored, candidate is this kernel ($cand), $nf findings" \
 	'[[ "$cand" == *"$(uname -r)"* ]] && [ "$nf" -gt 0 ] && valid findings'
+# its unconfirmed changes: the findings marked, the comparison's count and /metrics agree
+nu=$(jq1 'sum(f["unconfirmed"] is True for f in d["findings"] if f["comparison_id"] == d["comparisons"][0]["id"])')
+cu=$(jq1 'd["comparisons"][0]["unconfirmed"]')
+mu=$(curl -s "$base/metrics" | sed -n 's/^schedlens_unconfirmed_changes{.*} \([0-9]*\)$/\1/p')
+ok "unconfirmed changes: $nu findings marked, the comparison counts $cu, /metrics $mu" \
+	'[ -n "$nu" ] && [ "$nu" = "$cu" ] && [ "$cu" = "$mu" ]'
 
 kill "$hb" 2>/dev/null; wait "$hb" 2>/dev/null
 kill -HUP "$dpid"; sleep 1

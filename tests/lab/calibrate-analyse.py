@@ -62,9 +62,9 @@ def diff(sl, db, label, base, cand, group=None):
 
 def unconfirmed(f):
     """An unconfirmed change (docs/statistics.md): a headline metric past its margin whose
-    interval excludes 0, inconclusive after the family's adjustment."""
-    return (f["family"] == "primary" and f["verdict"] == "inconclusive" and
-            (f["severity"] or 0) >= 1 and (f["ci_low"] > 0 or f["ci_high"] < 0))
+    interval excludes 0, inconclusive after the family's adjustment. schedlens decides it
+    (the finding's "unconfirmed" field)."""
+    return f["unconfirmed"] is True
 
 
 def aa_pairs(ids, k):

@@ -23,6 +23,7 @@
 #include "error.h"
 #include "stats.h"
 #include "metrics.h"
+#include "store-query.h"
 #include "store.h"
 #include "tap.h"
 #include "topo.h"
@@ -393,6 +394,42 @@ static void test_fixed_shares(void)
 }
 
 /*
+ * The stored comparison c answers "unconfirmed" as the computed one: every finding read back
+ * (sl_compare_load(), SQL: SL_SQL_FINDING_UNCONFIRMED) as sl_finding_unconfirmed() says,
+ * and the recent comparisons' count (/metrics' gauge) is nu.
+ */
+static void stored_unconfirmed_agree(struct sl_store *st, const struct sl_comparison *c, int nu)
+{
+	json_t *j = NULL, *rows = NULL, *fs;
+	size_t agree = 0, marked = 0, n;
+
+	if (sl_compare_load(st, c->id, false, &j) ||
+	    sl_query_recent_comparisons_rows(st, 1, &rows)) {
+		ok(0, "comparison %lld read back", (long long)c->id);
+		json_decref(j);
+		return;
+	}
+	fs = json_object_get(j, "findings");
+	n = json_array_size(fs);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(fs, i), *u = json_object_get(o, "unconfirmed");
+		const struct sl_finding *f =
+			finding(c, json_string_value(json_object_get(o, "group")),
+				json_string_value(json_object_get(o, "metric")));
+
+		agree += f && json_is_boolean(u) && json_is_true(u) == sl_finding_unconfirmed(f);
+		marked += json_is_true(u);
+	}
+	ok(n == c->nr_findings && agree == n && marked == (size_t)nu,
+	   "stored: %zu of %zu findings' \"unconfirmed\" as computed (%zu marked, %d computed)",
+	   agree, n, marked, nu);
+	is_int(json_integer_value(json_object_get(json_array_get(rows, 0), "unconfirmed")), nu,
+	       "the recent comparisons' unconfirmed count");
+	json_decref(j);
+	json_decref(rows);
+}
+
+/*
  * A change of 1.8 margins with 2 runs against 1: significant alone (its 95% interval
  * clears 0), not after the primary family's Holm adjustment. It is an unconfirmed change:
  * the summary names it, and its runs needed are those for the interval at the family's
@@ -419,7 +456,7 @@ static void test_unconfirmed(void)
 	b[0] = win_run(st, "6.1", 21, 44);
 	b[1] = win_run(st, "6.1", 22, 47);
 	k[0] = win_run(st, "6.12", 23, 38);
-	c = compare_runs(st, b, 2, k, 1, false, 0);
+	c = compare_runs(st, b, 2, k, 1, true, 0);
 	f = c ? finding(c, "postgres", "waker_same_share") : NULL;
 	if (!f) {
 		ok(0, "2 vs 1 compared");
@@ -453,6 +490,7 @@ static void test_unconfirmed(void)
 		 nu == 1 ? "" : "s", 0.05 * fam, top->metric->name, top->grp);
 	ok(strstr(c->summary, want),
 	   "the summary counts them against chance and names the largest: %s", c->summary);
+	stored_unconfirmed_agree(st, c, nu);
 	sl_comparison_free(c);
 	/* one more point of change and it is flagged: no longer unconfirmed */
 	k[0] = win_run(st, "6.12", 24, 34);

@@ -210,6 +210,9 @@ int main(void)
 	ok(p, "new");
 	text = sl_prom_render(p, NULL, &len);
 	ok(text && len == strlen(text), "an empty exposition renders");
+	ok(text && strstr(text, "\nschedlens_unconfirmed_changes{host=\"host\\\"with\\\\odd"
+				"\\nname\"} 0\n"),
+	   "no comparison: no unconfirmed change");
 	check_format(text ? text : "", "empty");
 	free(text);
 
@@ -260,18 +263,22 @@ int main(void)
 	/* the newest comparison's verdicts, as sl_api_findings() returns them */
 	{
 		json_t *fj = json_pack(
-			"{s:[{s:i, s:s, s:s, s:s, s:i, s:i}], s:[{s:i, s:s, s:s, s:s, s:f, s:f}]}",
+			"{s:[{s:i, s:s, s:s, s:s, s:i, s:i, s:i}], s:[{s:i, s:s, s:s, s:s, s:f, "
+			"s:f}]}",
 			"comparisons", "id", 3, "baseline", "kernel=6.1", "candidate",
 			"kernel=6.12", "verdict", "inconclusive", "inconclusive", 4, "equivalent",
-			10, "findings", "comparison_id", 3, "metric", "waker_same_share", "group",
-			"postgres", "verdict", "change", "baseline_value", 46.5, "candidate_value",
-			27.0);
+			10, "unconfirmed", 2, "findings", "comparison_id", 3, "metric",
+			"waker_same_share", "group", "postgres", "verdict", "change",
+			"baseline_value", 46.5, "candidate_value", 27.0);
 
 		text = sl_prom_render(p, fj, &len);
 		ok(text && strstr(text, ",verdict=\"inconclusive\"} 4\n") &&
 			   strstr(text, ",verdict=\"equivalent\"} 10\n") &&
 			   strstr(text, ",verdict=\"change\"} 1\n"),
 		   "findings gauge counts inconclusive and equivalent findings too");
+		ok(text && strstr(text, "\nschedlens_unconfirmed_changes{host=\"host\\\"with\\\\odd"
+					"\\nname\"} 2\n"),
+		   "unconfirmed changes: a gauge of their own (they are inconclusive findings too)");
 		ok(text &&
 			   strstr(text,
 				  "schedlens_comparison_verdict{host=\"host\\\"with\\\\odd\\nname\","
