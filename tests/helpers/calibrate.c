@@ -23,7 +23,7 @@
  * shift at 2 runs against 1 (which must never be equivalent): the share that flagged the
  * effect's metric of postgres, found it equivalent, or listed it as an unconfirmed change.
  * Last, sequential experiments
- * as `schedlens lab ab` runs them (seq_row). Usage: calibrate [PAIRS [DIR]]; exit 1 when a
+ * as `schedlens lab ab` runs them (seq_row; the spent A/A row at least SEQ_AA_MIN). Usage: calibrate [PAIRS [DIR]]; exit 1 when a
  * target is missed (the distance test above its level, false regressions above 1% at any
  * runs a side or over a whole sequential A/A experiment, a 2 vs 1 shift found equivalent,
  * or less than 80% power for the 20-point shift at 2 runs a side).
@@ -42,6 +42,9 @@
 #include "error.h"
 #include "stats.h"
 #include "store.h"
+
+/* experiments of the spent sequential A/A row at least (main) */
+#define SEQ_AA_MIN 500
 
 struct tally {
 	/* unconfirmed: comparisons with an unconfirmed change (sl_finding_unconfirmed()), or
@@ -343,7 +346,7 @@ static const struct effect effects[] = {
 int main(int argc, char **argv)
 {
 	static const int sides[] = { 1, 2, 3, 5 };
-	int pairs = argc > 1 ? atoi(argv[1]) : 500, fail = 0, err = 0;
+	int pairs = argc > 1 ? atoi(argv[1]) : 500, fail = 0, err = 0, seq_aa;
 	const char *dir = argc > 2 ? argv[2] : "/tmp";
 	int64_t b[8], k[8];
 	struct tally t;
@@ -447,9 +450,17 @@ int main(int argc, char **argv)
 		if (x->nk < x->nb)
 			fail |= t.equivalent > 0;
 	}
+	/*
+	 * The spent A/A row decides a 1% target, and its rate measured at 500 experiments is
+	 * 0.4%. At 100 (CI's PAIRS) one false regression is already 1.0%, and a true 0.4%
+	 * fails the target with chance 6.1% (2 or more); at 500, 1.6% (6 or more), while a
+	 * true 2% still fails with chance 93%. The row costs about 5 s per 100 here, so it
+	 * never runs fewer than SEQ_AA_MIN, whatever PAIRS.
+	 */
+	seq_aa = pairs > SEQ_AA_MIN ? pairs : SEQ_AA_MIN;
 	printf("\nsequential experiments (schedlens lab ab): a look after every pair, at most 4 "
 	       "runs a side; %d experiments for the first row, %d for the others\n",
-	       pairs, pairs / 5);
+	       seq_aa, pairs / 5);
 	printf("%-28s %5s %10s %10s %10s %9s\n", "experiment", "n", "regression", "effect hit",
 	       "stopped", "runs/side");
 	for (int r = 0; r < 3 && !err; r++) {
@@ -457,8 +468,8 @@ int main(int argc, char **argv)
 				       "waker_same_share +20 pts" };
 
 		snprintf(name, sizeof(name), "calibrate-seq%d", r);
-		err = seq_row(dir, name, what[r], 4, r ? pairs / 5 : pairs, r == 2 ? 20 : 0, r != 1,
-			      &fail);
+		err = seq_row(dir, name, what[r], 4, r ? pairs / 5 : seq_aa, r == 2 ? 20 : 0,
+			      r != 1, &fail);
 	}
 	if (err) {
 		fprintf(stderr, "calibrate: %s\n", sl_errmsg(err));
