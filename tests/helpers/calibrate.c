@@ -22,9 +22,8 @@
  * preemption rate at 2 runs a side, with and without a run more of each kernel, and the
  * shift at 2 runs against 1 (which must never be equivalent): the share that flagged the
  * effect's metric of postgres, found it equivalent, or listed it as an unconfirmed change.
- * Last, sequential experiments
- * as `schedlens lab ab` runs them (seq_row; the spent A/A row at least SEQ_AA_MIN). Usage: calibrate [PAIRS [DIR]]; exit 1 when a
- * target is missed (the distance test above its level, false regressions above 1% at any
+ * Last, sequential experiments as `schedlens lab ab` runs them (seq_row; the spent A/A
+ * row at least SEQ_AA_MIN). Usage: calibrate [PAIRS [DIR]]; exit 1 when a target is missed (the distance test above its level, false regressions above 1% at any
  * runs a side or over a whole sequential A/A experiment, a 2 vs 1 shift found equivalent,
  * or less than 80% power for the 20-point shift at 2 runs a side).
  */
