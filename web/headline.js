@@ -116,30 +116,41 @@
       SL.diagnosis(fs, M));
   };
 
-  // The findings table: flagged and inconclusive rows, then the unchanged ones behind a
-  // toggle (closed by default); ctx as for SL.headline
-  SL.findingsBlock = function findingsBlock(fs, M, ctx) {
-    const shown = SL.rankFindings(fs).concat(fs.filter((f) => f.verdict === 'inconclusive'));
+  // The findings table: flagged rows, the unconfirmed ones (largest first), the other
+  // inconclusive ones, then the unchanged ones behind a toggle (closed by default); ctx as
+  // for SL.headline, level the comparison's interval level (default 0.95)
+  SL.findingsBlock = function findingsBlock(fs, M, ctx, level) {
+    const bySeverity = (a, b) => (b.severity || 0) - (a.severity || 0);
+    const shown = SL.rankFindings(fs)
+      .concat(fs.filter(SL.isUnconfirmed).sort(bySeverity))
+      .concat(fs.filter((f) => f.verdict === 'inconclusive' && !SL.isUnconfirmed(f)));
     const rest = fs.filter(SL.isUnchanged);
     return [
-      shown.length ? SL.findingsTable(shown, M, ctx) : h('p', { class: 'muted' }, 'No metric flagged.'),
+      shown.length ? SL.findingsTable(shown, M, ctx, level) : h('p', { class: 'muted' }, 'No metric flagged.'),
       rest.length ? h('details', { class: 'unchanged' },
         h('summary', {}, `${rest.length} unchanged metric${rest.length > 1 ? 's' : ''} (equivalent or too little data)`),
-        SL.findingsTable(rest, M, ctx)) : null,
+        SL.findingsTable(rest, M, ctx, level)) : null,
     ];
   };
 
+  // "95%", "98.75%": an interval level as its header says it
+  const levelText = (level) => `${+(100 * (level || 0.95)).toFixed(2)}%`;
+
   // The findings table shared by the overview and the compare view; M (the metric table)
   // supplies units the rows lack; in its own scroller (nine columns are wider than 800 px);
-  // with ctx (the runs and range, SL.drilldown) a last column holds each row's evidence control
-  SL.findingsTable = function findingsTable(rows, M, ctx) {
+  // with ctx (the runs and range, SL.drilldown) a last column holds each row's evidence
+  // control. The intervals are at the comparison's level; p is adjusted within its family
+  // (Holm for the headline metrics, Benjamini-Hochberg for the rest).
+  SL.findingsTable = function findingsTable(rows, M, ctx, level) {
+    const heads = ['Verdict', 'Group', 'Metric', 'Baseline', 'Candidate', 'Change', `${levelText(level)} CI of Δ`, 'p (adjusted)', 'Explanation'];
+    const title = { 'p (adjusted)': 'adjusted within the family: Holm for headline metrics, Benjamini-Hochberg for the others' };
     return SL.scroll(h('table', { class: 'findings' },
-      h('thead', {}, h('tr', {}, ['Verdict', 'Group', 'Metric', 'Baseline', 'Candidate', 'Change', '95% CI of Δ', 'p (Holm)', 'Explanation'].concat(ctx ? ['Evidence'] : [])
-        .map((t) => h('th', { scope: 'col' }, t)))),
+      h('thead', {}, h('tr', {}, heads.concat(ctx ? ['Evidence'] : [])
+        .map((t) => h('th', title[t] ? { scope: 'col', title: title[t] } : { scope: 'col' }, t)))),
       h('tbody', {}, rows.map((f) => {
         const u = unitOf(f, M);
-        return h('tr', { class: 'finding v-' + f.verdict, 'data-metric': f.metric, 'data-group': f.group },
-          h('td', {}, SL.verdictBadge(f.verdict)),
+        return h('tr', { class: 'finding v-' + f.verdict + (SL.isUnconfirmed(f) ? ' unconfirmed' : ''), 'data-metric': f.metric, 'data-group': f.group },
+          h('td', {}, SL.verdictBadge(f.verdict), SL.isUnconfirmed(f) ? [' ', SL.verdictBadge('unconfirmed')] : null),
           h('td', {}, h('code', {}, f.group)),
           h('td', {}, f.metric.replace(/_/g, ' ')),
           h('td', { class: 'num' }, SL.fmtValue(val(f, 'baseline'), u)),

@@ -91,7 +91,7 @@
             SL.headline(lead.verdict, rowsOf(lead), M, { title: [sides(lead), h('span', { class: 'muted' }, ' · ' + SL.wall(lead.created_wall))], ctx, level: lead.ci_level }),
             lead.summary ? h('p', { class: 'muted' }, SL.fixUnits(lead.summary)) : null,
             h('details', { class: 'flagged-all' }, h('summary', {}, `All ${rowsOf(lead).filter(SL.isFlagged).length} flagged findings`),
-              SL.findingsTable(SL.rankFindings(rowsOf(lead)), M, ctx)),
+              SL.findingsTable(SL.rankFindings(rowsOf(lead)), M, ctx, lead.ci_level)),
             h('p', {}, open(lead))));
         }
         const others = comps.filter((c) => c !== lead && c !== newest);

@@ -213,7 +213,16 @@ test('the headline lists unconfirmed changes after the flagged ones, largest fir
     const box2 = document.createElement('div');
     box2.appendChild(window.SL.headline('regression', flagged, {}));
     const items = (b) => [...b.querySelectorAll('ol.headline-findings > li')].map((li) => li.textContent.replace(/\s+/g, ' ').trim());
+    // the findings table: unconfirmed rows marked, first among the inconclusive ones
+    const block = document.createElement('div');
+    window.SL.append(block, window.SL.findingsBlock(fs, {}, null, 0.9875));
+    const plain = document.createElement('div');
+    window.SL.append(plain, window.SL.findingsBlock(fs, {}, null));
+    const heads = (b) => [...b.querySelectorAll('table.findings')[0].querySelectorAll('th')].map((th) => th.textContent);
+    const rows = [...block.querySelectorAll('table.findings')[0].querySelectorAll('tbody tr')];
     return {
+      heads: heads(block), plainHeads: heads(plain),
+      rows: rows.map((tr) => `${tr.dataset.metric}${tr.classList.contains('unconfirmed') ? ' unconfirmed' : ''}: ${tr.cells[0].textContent}`),
       items: items(box), counts: box.querySelector('.headline-verdict').textContent.replace(/\s+/g, ' ').trim(),
       note: box.querySelector('.headline-unconfirmed').textContent, badge: box.querySelector('li .verdict').className,
       items2: items(box2), spentNote: spent.querySelector('.headline-unconfirmed').textContent,
@@ -230,6 +239,11 @@ test('the headline lists unconfirmed changes after the flagged ones, largest fir
     'of 5 headline metrics tested, up to 0.06 are expected by chance alone. More runs a side would tell.');
   assert.equal(r.badge, 'verdict v-unconfirmed');
   assert.deepEqual(r.items2.map((t) => t.split(' ')[0]), ['regression', 'unconfirmed', 'unconfirmed'], 'flagged first');
+  assert.deepEqual(r.rows, ['lhp_cost unconfirmed: inconclusive unconfirmed', 'waker_same_share unconfirmed: inconclusive unconfirmed',
+    'preempt_share: inconclusive', 'missed_idle_rate: inconclusive', 'lhp_rate: inconclusive'], 'the table: unconfirmed first, marked');
+  assert.equal(r.heads[6], '98.75% CI of Δ', "the table's intervals at the comparison's level");
+  assert.equal(r.plainHeads[6], '95% CI of Δ');
+  assert.equal(r.heads[7], 'p (adjusted)', 'Holm or Benjamini-Hochberg by family, not always Holm');
 });
 
 test('overview leads with the newest comparison that flagged something and says the newest flagged nothing', async () => {
