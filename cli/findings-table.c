@@ -12,6 +12,7 @@
 
 #include "findings-table.h"
 #include "metrics.h"
+#include "compare.h"
 
 static const char *const flagged_order[] = { "regression", "improvement", "change" };
 
@@ -139,9 +140,9 @@ static double num(json_t *f, const char *key)
 
 /*
  * Without them the report read "no metric changed significantly" over a 0.01 -> 4.95 ms/s
- * LHP cost that one more run a side would likely flag. Each interval misses a true 0 with
- * chance 1 - level, so A/A pairs list some too (make calibrate: up to 40% of its synthetic
- * A/A comparisons): the heading gives that scale.
+ * LHP cost that one more run a side would likely flag. They are discoveries at a false
+ * discovery rate (lib: SL_UNCONFIRMED_FDR), not at the family-wise level: the heading
+ * says so, and what that means when nothing changed.
  */
 void print_unconfirmed(struct pr *p, json_t *c)
 {
@@ -149,35 +150,31 @@ void print_unconfirmed(struct pr *p, json_t *c)
 	size_t n = json_array_size(fs), k = 0;
 	json_t **u = malloc(sizeof(*u) * (n ? n : 1));
 	double level = num(json_object_get(c, "params"), "ci_level");
-	int tested = 0;
 
 	if (!u)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		json_t *f = json_array_get(fs, i);
-		const char *fam = json_string_value(json_object_get(f, "family")) ?: "";
-
-		tested += !strcmp(fam, "primary") && !isnan(num(f, "p_value"));
-		if (json_is_true(json_object_get(f, "unconfirmed")))
-			u[k++] = f;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (json_is_true(json_object_get(json_array_get(fs, i), "unconfirmed")))
+			u[k++] = json_array_get(fs, i);
 	qsort(u, k, sizeof(*u), by_severity);
 	if (k) {
 		pr_line(p, "%s", "");
 		pr_line(p,
-			"unconfirmed changes (headline metrics past their margin whose %.3g%% "
-			"interval excludes 0, not significant after adjustment; of %d tested, "
-			"up to %.2g are expected by chance alone):",
-			100 * level, tested, (1 - level) * tested);
+			"unconfirmed changes (headline metrics past their margin whose %.4g%% "
+			"interval excludes 0, discoveries at a %.0f%% false discovery rate but not "
+			"significant after the family-wise adjustment; with nothing changed, a "
+			"comparison lists any with chance of about %.0f%%):",
+			100 * level, 100 * SL_UNCONFIRMED_FDR, 100 * SL_UNCONFIRMED_FDR);
 	}
 	for (size_t i = 0; i < k; i++) {
 		int runs = (int)json_integer_value(json_object_get(u[i], "runs_needed"));
 
 		pr_line(p,
-			"  %s (p %.3g, adjusted %.3g; about %d%s runs a side would likely "
+			"  %s (p %.3g, adjusted %.3g, q %.3g; about %d%s runs a side would likely "
 			"resolve it)",
 			json_string_value(json_object_get(u[i], "explanation")) ?: "",
-			num(u[i], "p_value"), num(u[i], "p_adjusted"), runs, runs >= 99 ? "+" : "");
+			num(u[i], "p_value"), num(u[i], "p_adjusted"), num(u[i], "q_value"), runs,
+			runs >= 99 ? "+" : "");
 	}
 	free(u);
 }

@@ -21,7 +21,7 @@ bool finding_flagged(json_t *f);
 
 /*
  * The unconfirmed changes of comparison c (its JSON, with "findings" and "params"),
- * largest severity first, under a heading that says how many chance alone would give;
+ * largest severity first, under a heading that says what they are and their error rate;
  * nothing without any. Text only.
  */
 void print_unconfirmed(struct pr *p, json_t *c);

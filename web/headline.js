@@ -88,7 +88,8 @@
   // verdict: the comparison's; fs: its findings (of the groups shown); M: the metric table;
   // opts.title: what was compared, opts.note: a sentence after the verdict, opts.ctx: the
   // runs and range for the findings' evidence (SL.drilldown), opts.level: the comparison's
-  // interval level (params.ci_level; 0.95 without)
+  // interval level (params.ci_level; 0.95 without), opts.fdr: the false discovery rate of
+  // its unconfirmed changes (params.unconfirmed_fdr)
   SL.headline = function headline(verdict, fs, M, opts = {}) {
     // the flagged findings first, then (room left) the unconfirmed changes, largest first
     const unconfirmed = fs.filter(SL.isUnconfirmed).sort((a, b) => (b.severity || 0) - (a.severity || 0));
@@ -100,13 +101,15 @@
     const counts = [flagged ? `${flagged} flagged` : 'nothing flagged',
       unconfirmed.length ? `${unconfirmed.length} unconfirmed` : null,
       inconclusive ? `${inconclusive} inconclusive` : null, unchanged ? `${unchanged} unchanged` : null].filter(Boolean).join(', ');
-    // each interval misses a true 0 with chance 1 - level (0.05 by default; `lab ab` spends
-    // it over its looks): how many chance alone would give
+    // what they are and the error rate they come with: the interval at the comparison's
+    // level (`lab ab` spends it over its looks), the false discovery rate lib lists them at
     const level = opts.level || 0.95;
-    const tested = fs.filter((f) => f.family === 'primary' && f.p_value !== null && f.p_value !== undefined).length;
+    const fdr = opts.fdr ? `${SL.num(100 * opts.fdr, 2)}%` : null;
     const unconfirmedNote = unconfirmed.length ? h('p', { class: 'headline-unconfirmed muted' },
-      `Unconfirmed: moved past the margin with a ${SL.num(100 * level, 3)}% interval clear of 0, not significant after adjustment; ` +
-      `of ${tested} headline metrics tested, up to ${SL.num((1 - level) * tested, 2)} are expected by chance alone. More runs a side would tell.`) : null;
+      `Unconfirmed: moved past the margin with a ${SL.num(100 * level, 3)}% interval clear of 0, ` +
+      (fdr ? `a discovery at a ${fdr} false discovery rate but not significant after the family-wise adjustment; ` +
+        `with nothing changed, a comparison lists any with chance of about ${fdr}.` :
+        'not significant after the family-wise adjustment.') + ' More runs a side would tell.') : null;
     return h('section', { class: 'headline hl-' + (verdict || 'none'), 'data-verdict': verdict || '', 'aria-label': 'headline' },
       h('p', { class: 'headline-verdict' }, SL.verdictBadge(verdict), ' ', h('strong', {}, SL.verdictText(verdict)),
         opts.title ? [' · ', opts.title] : null, h('span', { class: 'muted' }, ` · ${counts}`)),

@@ -204,7 +204,7 @@
         // the evidence of a finding: the events of these runs (the range's, with one)
         const ctx = { runs, range };
         return [
-          SL.headline(fs.length ? c.verdict : 'insufficient_data', fs, M, { title, ctx, level: c.params && c.params.ci_level }),
+          SL.headline(fs.length ? c.verdict : 'insufficient_data', fs, M, { title, ctx, level: c.params && c.params.ci_level, fdr: c.params && c.params.unconfirmed_fdr }),
           (c.notes || []).length ? h('ul', { class: 'notes' }, c.notes.map((n) => h('li', {}, SL.fixUnits(n)))) : null,
           fs.length ? SL.findingsBlock(fs, M, ctx, c.params && c.params.ci_level) : SL.empty('No findings for this group', 'The group may have too few windows on one side.'),
           h('p', { class: 'muted summary' }, SL.fixUnits(c.summary)),

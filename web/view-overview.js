@@ -88,7 +88,7 @@
         if (lead) {
           const ctx = evidenceContext(lead, signal);
           out.push(h('div', { class: 'comparison lead', 'data-comparison': lead.id },
-            SL.headline(lead.verdict, rowsOf(lead), M, { title: [sides(lead), h('span', { class: 'muted' }, ' · ' + SL.wall(lead.created_wall))], ctx, level: lead.ci_level }),
+            SL.headline(lead.verdict, rowsOf(lead), M, { title: [sides(lead), h('span', { class: 'muted' }, ' · ' + SL.wall(lead.created_wall))], ctx, level: lead.ci_level, fdr: lead.unconfirmed_fdr }),
             lead.summary ? h('p', { class: 'muted' }, SL.fixUnits(lead.summary)) : null,
             h('details', { class: 'flagged-all' }, h('summary', {}, `All ${rowsOf(lead).filter(SL.isFlagged).length} flagged findings`),
               SL.findingsTable(SL.rankFindings(rowsOf(lead)), M, ctx, lead.ci_level)),

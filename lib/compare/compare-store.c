@@ -31,6 +31,8 @@ static json_t *params_json(const struct sl_comparison *c)
 	if (o) {
 		json_object_set_new(o, "prior_s02", num_or_null(c->prior_s02));
 		json_object_set_new(o, "prior_d0", num_or_null(c->prior_d0));
+		/* the rate unconfirmed changes are discoveries at (for the dashboard's note) */
+		json_object_set_new(o, "unconfirmed_fdr", json_real(SL_UNCONFIRMED_FDR));
 		/* the filters that chose the runs (diff --where ...), only when there were */
 		if (c->side[0].where)
 			json_object_set(o, "baseline_where", c->side[0].where);
@@ -56,6 +58,7 @@ static json_t *finding_json(const struct sl_finding *f)
 	json_object_set_new(o, "ci_high", num_or_null(f->ci_hi));
 	json_object_set_new(o, "p_value", num_or_null(f->p));
 	json_object_set_new(o, "p_adjusted", num_or_null(f->p_adj));
+	json_object_set_new(o, "q_value", num_or_null(f->q));
 	json_object_set_new(o, "verdict", json_string(sl_verdict_name(f->verdict)));
 	json_object_set_new(o, "explanation", json_string(f->explanation));
 	json_object_set_new(o, "family", json_string(f->primary ? "primary" : "secondary"));

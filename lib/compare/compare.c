@@ -368,6 +368,7 @@ static int test_group(const struct sl_compare_opts *o, const struct group *g, bo
 					.ci_hi = NAN,
 					.p = NAN,
 					.p_adj = NAN,
+					.q = NAN,
 					.df = NAN,
 					.floor = NAN,
 					.margin = NAN,
@@ -549,19 +550,21 @@ static void judge(const struct sl_compare_opts *o, struct sl_comparison *c, bool
 
 /*
  * The moderated t of every tested finding (variance ratio shrunk toward the prior), the
- * two families' adjustments (Holm for the primary, Benjamini-Hochberg for the secondary),
- * then the verdicts.
+ * two families' adjustments (Holm for the primary, Benjamini-Hochberg for the secondary;
+ * and the primary under Benjamini-Hochberg too, the q of unconfirmed changes), then the
+ * verdicts.
  */
 static int decide(struct sl_store *store, const struct sl_compare_opts *o, struct sl_comparison *c)
 {
 	size_t n = c->nr_findings ? c->nr_findings : 1;
 	double *p[2] = { malloc(sizeof(double) * n), malloc(sizeof(double) * n) };
-	double *adj[2] = { malloc(sizeof(double) * n), malloc(sizeof(double) * n) };
+	double *adj[3] = { malloc(sizeof(double) * n), malloc(sizeof(double) * n),
+			   malloc(sizeof(double) * n) };
 	struct features fs = { 0 };
 	bool info = false;
 	int err = 0, fam[2] = { 0, 0 };
 
-	if (!p[0] || !p[1] || !adj[0] || !adj[1]) {
+	if (!p[0] || !p[1] || !adj[0] || !adj[1] || !adj[2]) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -607,8 +610,10 @@ static int decide(struct sl_store *store, const struct sl_compare_opts *o, struc
 		p[f->primary ? 0 : 1][i] = f->p;
 		fam[f->primary ? 0 : 1]++;
 	}
+	/* adj[2]: the primary family under Benjamini-Hochberg, for unconfirmed changes */
 	if ((err = sl_stats_holm(p[0], c->nr_findings, adj[0])) ||
-	    (err = sl_stats_bh(p[1], c->nr_findings, adj[1])))
+	    (err = sl_stats_bh(p[1], c->nr_findings, adj[1])) ||
+	    (err = sl_stats_bh(p[0], c->nr_findings, adj[2])))
 		goto out;
 	for (size_t i = 0; i < c->nr_findings; i++) {
 		struct sl_finding *f = &c->findings[i];
@@ -622,13 +627,14 @@ static int decide(struct sl_store *store, const struct sl_compare_opts *o, struc
 			continue;
 		}
 		f->p_adj = adj[f->primary ? 0 : 1][i];
+		f->q = f->primary ? adj[2][i] : NAN;
 		judge(o, c, info, fam[f->primary ? 0 : 1], f);
 	}
 out:
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 2; k++)
 		free(p[k]);
+	for (int k = 0; k < 3; k++)
 		free(adj[k]);
-	}
 	free(fs.r);
 	free(fs.d);
 	free(fs.hg);
@@ -665,22 +671,18 @@ const struct sl_finding *sl_comparison_top(const struct sl_comparison *c)
 bool sl_finding_unconfirmed(const struct sl_finding *f)
 {
 	return f->primary && f->verdict == SL_V_INCONCLUSIVE && f->severity >= 1 &&
-	       (f->ci_lo > 0 || f->ci_hi < 0);
+	       (f->ci_lo > 0 || f->ci_hi < 0) && f->q <= SL_UNCONFIRMED_FDR;
 }
 
-/*
- * The unconfirmed change (above) largest relative to its margin, or NULL; their number
- * into *n and the primary metrics tested into *tested.
- */
-static const struct sl_finding *top_unconfirmed(const struct sl_comparison *c, int *n, int *tested)
+/* The unconfirmed change (above) largest relative to its margin, or NULL; their number into *n. */
+static const struct sl_finding *top_unconfirmed(const struct sl_comparison *c, int *n)
 {
 	const struct sl_finding *top = NULL;
 
-	*n = *tested = 0;
+	*n = 0;
 	for (size_t i = 0; i < c->nr_findings; i++) {
 		const struct sl_finding *f = &c->findings[i];
 
-		*tested += f->primary && !isnan(f->p);
 		if (!sl_finding_unconfirmed(f))
 			continue;
 		++*n;
@@ -695,7 +697,7 @@ static void summarize(struct sl_comparison *c)
 	const char *b = c->side[0].kernel, *k = c->side[1].kernel;
 	const struct sl_finding *top = sl_comparison_top(c);
 	char bv[32], cv[32];
-	int n, tested;
+	int n;
 	size_t o;
 
 	if (c->verdict == SL_V_INSUFFICIENT && !c->nr_findings && c->side[0].windows &&
@@ -731,20 +733,20 @@ static void summarize(struct sl_comparison *c)
 		snprintf(c->summary + o, sizeof(c->summary) - o,
 			 "; inconclusive: record at least 2 runs a side (or keep comparable runs "
 			 "of other kernels) so that run-to-run variance can be estimated");
-	} else if (c->verdict == SL_V_INCONCLUSIVE && (top = top_unconfirmed(c, &n, &tested))) {
+	} else if (c->verdict == SL_V_INCONCLUSIVE && (top = top_unconfirmed(c, &n))) {
 		/* the change the user is after first: the whole comparison's runs are
 		 * often set by a latency that would take 99 runs to show equivalent; and
-		 * how many chance alone would give, since A/A pairs list some too */
+		 * the error rate they come with, since A/A pairs list some too */
 		sl_metric_format(top->metric, top->base, bv, sizeof(bv));
 		sl_metric_format(top->metric, top->cand, cv, sizeof(cv));
 		snprintf(
 			c->summary + o, sizeof(c->summary) - o,
-			"; inconclusive: %d unconfirmed change%s (up to %.2g expected by chance), "
-			"largest %s of %s %s -> %s (p %.3g, adjusted %.3g): about %d%s runs a side "
-			"would likely resolve it, about %d%s every headline metric",
-			n, n == 1 ? "" : "s", (1 - c->ci_level) * tested, top->metric->name,
+			"; inconclusive: %d unconfirmed change%s (at a %.0f%% false discovery "
+			"rate), largest %s of %s %s -> %s (p %.3g, adjusted %.3g, q %.3g): about "
+			"%d%s runs a side would likely resolve it, about %d%s every headline metric",
+			n, n == 1 ? "" : "s", 100 * SL_UNCONFIRMED_FDR, top->metric->name,
 			strcmp(top->grp, SL_GROUP_ALL) ? top->grp : "all tasks", bv, cv, top->p,
-			top->p_adj, top->runs_needed, top->runs_needed >= 99 ? "+" : "",
+			top->p_adj, top->q, top->runs_needed, top->runs_needed >= 99 ? "+" : "",
 			c->runs_needed, c->runs_needed >= 99 ? "+" : "");
 	} else if (c->verdict == SL_V_INCONCLUSIVE) {
 		snprintf(c->summary + o, sizeof(c->summary) - o,

@@ -82,6 +82,8 @@ struct sl_finding {
 	double delta, rel; /* cand - base, and over base (INFINITY when base is 0) */
 	double ci_lo, ci_hi; /* 95% interval of delta (moderated t) */
 	double p, p_adj; /* moderated-t p-value, adjusted in its family; NAN when not tested */
+	double q; /* primary: p adjusted by Benjamini-Hochberg over the primary family (the
+		   * false discovery rate at which it is a discovery); NAN otherwise */
 	double df; /* degrees of freedom of the moderated t (prior + residual) */
 	double floor; /* the metric's floor for this group's activity, x --floor-scale */
 	double margin; /* max(relative threshold * |base|, floor): the equivalence margin */
@@ -146,8 +148,12 @@ const struct sl_finding *sl_comparison_top(const struct sl_comparison *c);
 
 /*
  * Whether f is an unconfirmed change: a headline metric, inconclusive, that moved by its
- * margin or more with an interval that excludes 0, so significant alone but not after its
- * family's adjustment. More runs would likely flag it. Every JSON finding carries it as
+ * margin or more with an interval that excludes 0, and a discovery at a false discovery
+ * rate of SL_UNCONFIRMED_FDR among the headline metrics (f->q), but not significant after
+ * its family's (family-wise) adjustment. More runs would likely flag it; with nothing
+ * changed a comparison lists any with chance of about SL_UNCONFIRMED_FDR (nominally at
+ * most; store-query.h).
+ * Every JSON finding carries it as
  * "unconfirmed" (stored ones through its SQL twin, SL_SQL_FINDING_UNCONFIRMED in
  * store-query.h), so the CLI, the dashboard and scripts never redefine it.
  */

@@ -15,6 +15,12 @@
 #include "error.h"
 #include "store-query.h"
 
+/* the q column of findings (store-query.h): of one comparison (?1), of
+ * the newest ?1 comparisons */
+#define FQ_ONE SL_SQL_FINDINGS_Q("comparison_id = ?1")
+#define FQ_RECENT \
+	SL_SQL_FINDINGS_Q("comparison_id IN (SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1)")
+
 static void bind_num(sqlite3_stmt *st, int i, double v)
 {
 	if (isnan(v) || isinf(v))
@@ -239,14 +245,13 @@ int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, j
 	runs[0] = runs[1] = NULL;
 	if (sqlite3_prepare_v2(
 		    db,
-		    "SELECT grp AS \"group\", metric, polarity, baseline_value AS baseline, "
-		    "candidate_value AS candidate, delta, rel_change, ci_low, ci_high, "
-		    "p_value, p_adjusted, verdict, explanation, family, df, margin, severity, "
-		    "runs_needed, " SL_SQL_FINDING_UNCONFIRMED(
-			    "") " AS unconfirmed "
-				"FROM findings WHERE "
-				"comparison_id = ?1 AND (?2 = 0 OR verdict IN ('regression', "
-				"'improvement', 'change')) ORDER BY id",
+		    "WITH " FQ_ONE " SELECT grp AS \"group\", metric, polarity, "
+		    "baseline_value AS baseline, candidate_value AS candidate, delta, "
+		    "rel_change, ci_low, ci_high, p_value, p_adjusted, fq.q_value, verdict, "
+		    "explanation, family, df, margin, severity, runs_needed, " SL_SQL_FINDING_UNCONFIRMED
+		    " AS unconfirmed FROM findings f LEFT JOIN fq ON fq.id = f.id "
+		    "WHERE comparison_id = ?1 AND (?2 = 0 OR verdict IN ('regression', "
+		    "'improvement', 'change')) ORDER BY f.id",
 		    -1, &st, NULL) != SQLITE_OK)
 		goto db_fail;
 	sqlite3_bind_int64(st, 1, id);
@@ -273,15 +278,17 @@ int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t *
 {
 	return sl_db_query_rows(
 		sl_store_db(store),
-		"SELECT id, created_wall, baseline, candidate, verdict, summary, "
-		"json_extract(params, '$.ci_level') AS ci_level, "
+		"WITH " FQ_RECENT
+		" SELECT id, created_wall, baseline, candidate, verdict, summary, "
+		"json_extract(params, '$.ci_level') AS ci_level, " SL_UNCONFIRMED_FDR_SQL
+		" AS unconfirmed_fdr, "
 		"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
 		"f.verdict = 'inconclusive') AS inconclusive, "
 		"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND "
 		"f.verdict = 'equivalent') AS equivalent, "
-		"(SELECT count(*) FROM findings f WHERE f.comparison_id = c.id AND " SL_SQL_FINDING_UNCONFIRMED(
-			"f.") ") AS unconfirmed "
-			      "FROM comparisons c ORDER BY id DESC LIMIT ?1",
+		"(SELECT count(*) FROM findings f LEFT JOIN fq ON fq.id = f.id "
+		"WHERE f.comparison_id = c.id AND " SL_SQL_FINDING_UNCONFIRMED ") AS unconfirmed "
+		"FROM comparisons c ORDER BY id DESC LIMIT ?1",
 		limit, 0, 0, 0, "cannot read the run", ret);
 }
 
@@ -290,15 +297,14 @@ int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagge
 {
 	int err = sl_db_query_rows(
 		sl_store_db(store),
-		"SELECT f.comparison_id, f.metric, f.grp AS \"group\", f.polarity, "
-		"f.baseline_value, f.candidate_value, f.delta, f.rel_change, f.ci_low, "
-		"f.ci_high, f.p_value, f.p_adjusted, f.verdict, f.explanation, "
-		"f.family, f.df, f.margin, f.severity, f.runs_needed, " SL_SQL_FINDING_UNCONFIRMED(
-			"f.") " AS unconfirmed "
-			      "FROM findings f WHERE f.comparison_id IN "
-			      "(SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
-			      "AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "
-			      "ORDER BY f.comparison_id DESC, f.id",
+		"WITH " FQ_RECENT " SELECT f.comparison_id, f.metric, f.grp AS \"group\", "
+		"f.polarity, f.baseline_value, f.candidate_value, f.delta, f.rel_change, "
+		"f.ci_low, f.ci_high, f.p_value, f.p_adjusted, fq.q_value, f.verdict, "
+		"f.explanation, f.family, f.df, f.margin, f.severity, f.runs_needed, " SL_SQL_FINDING_UNCONFIRMED
+		" AS unconfirmed FROM findings f LEFT JOIN fq ON fq.id = f.id "
+		"WHERE f.comparison_id IN (SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
+		"AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "
+		"ORDER BY f.comparison_id DESC, f.id",
 		limit, flagged_only, 0, 0, "cannot read the run", ret);
 
 	if (!err)

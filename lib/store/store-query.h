@@ -182,14 +182,36 @@ int sl_query_comparison_owed(struct sl_store *store, int64_t run_id, char *buf, 
 			     bool *ret_owed);
 
 /*
- * Whether a stored finding (a row of findings, its columns prefixed by t: "f." or "") is an
- * unconfirmed change: the SQL twin of sl_finding_unconfirmed() (lib/compare/compare.h), so
- * that stored comparisons answer as the one just computed; t-compare checks they agree.
- * NULL severity or interval (NaN when stored) is not unconfirmed, as in C.
+ * The false discovery rate at which an unconfirmed change must be a discovery among the
+ * primary metrics (sl_finding_unconfirmed()); as text for SQL.
  */
-#define SL_SQL_FINDING_UNCONFIRMED(t)                                               \
-	"coalesce(" t "verdict = 'inconclusive' AND " t "family = 'primary' AND " t \
-	"severity >= 1 AND (" t "ci_low > 0 OR " t "ci_high < 0), 0)"
+#define SL_UNCONFIRMED_FDR 0.10
+#define SL_UNCONFIRMED_FDR_SQL "0.10"
+
+/*
+ * The primary findings' q (p adjusted by Benjamini-Hochberg within their comparison,
+ * sl_stats_bh()) as CTE fq(id, q_value), over the findings where cond holds (SQL, e.g.
+ * "comparison_id = ?1"): with a comparison's m p-values ascending, q(j) = min(1, min over
+ * k >= j of m p(k) / k). Findings are stored with p, not q, so comparisons stored before q
+ * existed get it too.
+ */
+#define SL_SQL_FINDINGS_Q(cond)                                                             \
+	"fq AS (SELECT id, min(1.0, min(m * p_value / j) OVER (PARTITION BY comparison_id " \
+	"ORDER BY j DESC ROWS UNBOUNDED PRECEDING)) AS q_value FROM (SELECT id, "           \
+	"comparison_id, p_value, row_number() OVER (PARTITION BY comparison_id ORDER BY "   \
+	"p_value, id) AS j, count(*) OVER (PARTITION BY comparison_id) AS m FROM findings " \
+	"WHERE family = 'primary' AND p_value IS NOT NULL AND (" cond ")))"
+
+/*
+ * Whether a stored finding f (a row of findings joined with SL_SQL_FINDINGS_Q's fq on its
+ * id) is an unconfirmed change: the SQL twin of sl_finding_unconfirmed()
+ * (lib/compare/compare.h), so that stored comparisons answer as the one just computed;
+ * t-compare checks they agree. NULL severity, interval or q (NaN when stored) is not
+ * unconfirmed, as in C.
+ */
+#define SL_SQL_FINDING_UNCONFIRMED                                                          \
+	"coalesce(f.verdict = 'inconclusive' AND f.family = 'primary' AND f.severity >= 1 " \
+	"AND (f.ci_low > 0 OR f.ci_high < 0) AND fq.q_value <= " SL_UNCONFIRMED_FDR_SQL ", 0)"
 
 /* The last limit comparisons, newest first, as rows {id, created_wall, baseline, candidate,
  * verdict, summary, ci_level, inconclusive, equivalent, unconfirmed} (counts of those

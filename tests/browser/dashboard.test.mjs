@@ -190,7 +190,7 @@ test('compare leads with the headline: verdict, top findings by severity, diagno
 // The headline shows them after any flagged finding, with how many chance would give. Which
 // findings are unconfirmed is the API's "unconfirmed" field (lib decides it: t-compare and
 // 47-diff-unconfirmed test that); the crafted findings below carry it as lib would.
-test('the headline lists unconfirmed changes after the flagged ones, largest first, against chance', async () => {
+test('the headline lists unconfirmed changes after the flagged ones, largest first, with their error rate', async () => {
   await open('#/overview', 'headline-unconfirmed');
   const r = await page.evaluate(() => {
     const f = (metric, verdict, base, cand, lo, hi, severity, unconfirmed = false, family = 'primary') => ({
@@ -205,10 +205,10 @@ test('the headline lists unconfirmed changes after the flagged ones, largest fir
       f('latency_p50', 'equivalent', 90, 91, -3, 4, 0.1),
     ];
     const box = document.createElement('div');
-    box.appendChild(window.SL.headline('inconclusive', fs, {}));
-    // a comparison at another level (lab ab's looks: 98.75%) says so, and scales chance with it
+    box.appendChild(window.SL.headline('inconclusive', fs, {}, { fdr: 0.1 }));
+    // a comparison at another level (lab ab's looks: 98.75%) says so
     const spent = document.createElement('div');
-    spent.appendChild(window.SL.headline('inconclusive', fs, {}, { level: 0.9875 }));
+    spent.appendChild(window.SL.headline('inconclusive', fs, {}, { level: 0.9875, fdr: 0.1 }));
     const flagged = fs.concat([f('migration_rate', 'regression', 10, 20, 5, 15, 5, false, 'secondary')]);
     const box2 = document.createElement('div');
     box2.appendChild(window.SL.headline('regression', flagged, {}));
@@ -233,10 +233,12 @@ test('the headline lists unconfirmed changes after the flagged ones, largest fir
     'unconfirmed waker same share of postgres 26.9% → 14.4% (−46.5%, −12.5 pts)',
   ]);
   assert.match(r.counts, / · nothing flagged, 2 unconfirmed, 5 inconclusive, 1 unchanged$/);
-  assert.equal(r.note, 'Unconfirmed: moved past the margin with a 95% interval clear of 0, not significant after adjustment; ' +
-    'of 5 headline metrics tested, up to 0.25 are expected by chance alone. More runs a side would tell.');
-  assert.equal(r.spentNote, 'Unconfirmed: moved past the margin with a 98.75% interval clear of 0, not significant after adjustment; ' +
-    'of 5 headline metrics tested, up to 0.06 are expected by chance alone. More runs a side would tell.');
+  assert.equal(r.note, 'Unconfirmed: moved past the margin with a 95% interval clear of 0, a discovery at a 10% false discovery rate ' +
+    'but not significant after the family-wise adjustment; with nothing changed, a comparison lists any with chance of about 10%. ' +
+    'More runs a side would tell.');
+  assert.equal(r.spentNote, 'Unconfirmed: moved past the margin with a 98.75% interval clear of 0, a discovery at a 10% false discovery rate ' +
+    'but not significant after the family-wise adjustment; with nothing changed, a comparison lists any with chance of about 10%. ' +
+    'More runs a side would tell.');
   assert.equal(r.badge, 'verdict v-unconfirmed');
   assert.deepEqual(r.items2.map((t) => t.split(' ')[0]), ['regression', 'unconfirmed', 'unconfirmed'], 'flagged first');
   assert.deepEqual(r.rows, ['lhp_cost unconfirmed: inconclusive unconfirmed', 'waker_same_share unconfirmed: inconclusive unconfirmed',

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # `schedlens diff`'s unconfirmed changes: headline metrics that moved by their margin or
-# more with a 95% interval that excludes 0, but are not significant after the primary
-# family's adjustment (docs/statistics.md). The text report lists them, largest change
+# more with a 95% interval that excludes 0, discoveries at a 10% false discovery rate
+# (Benjamini-Hochberg over the headline metrics) but not significant after the primary
+# family's (Holm) adjustment (docs/statistics.md). The text report lists them, largest change
 # over its margin first, each with its sentence, p, adjusted p and the runs a side that
 # would likely resolve it; exactly the findings of --json that meet the definition, no
 # more; `schedlens findings ID` lists the same for the stored comparison. Synthesized runs (slsynth): two of the buddy policy against one of the LLC scan,
@@ -34,23 +35,37 @@ ok "synthesized runs 1-3 (buddy, 6.1-u) and 4 (llc-scan, 6.12-u)" '[ $? -eq 0 ]'
 	{ cat "$tmp/s" >&2; exit 1; }
 
 # the unconfirmed findings of a --json report by the definition (this test's own oracle,
-# not the report's "unconfirmed" field), as the text shows them: the sentence, largest
-# severity first
-DEFINITION="lambda f: f['family'] == 'primary' and f['verdict'] == 'inconclusive' and \
-(f['severity'] or 0) >= 1 and ((f['ci_low'] or 0) > 0 or (f['ci_high'] or 0) < 0)"
+# not the report's "unconfirmed" field: Benjamini-Hochberg's q over the primary p-values
+# computed here), as the text shows them: the sentence, largest severity first
+ORACLE="
+def qvalues(fs):
+    pr = sorted((f['p_value'], i) for i, f in enumerate(fs)
+                if f['family'] == 'primary' and f['p_value'] is not None)
+    q, run = {}, 1.0
+    for j in range(len(pr) - 1, -1, -1):
+        run = min(run, len(pr) * pr[j][0] / (j + 1))
+        q[pr[j][1]] = run
+    return q
+def unconfirmed(fs):
+    q = qvalues(fs)
+    return [f['family'] == 'primary' and f['verdict'] == 'inconclusive' and
+            (f['severity'] or 0) >= 1 and ((f['ci_low'] or 0) > 0 or (f['ci_high'] or 0) < 0)
+            and q.get(i, 1) <= 0.10 for i, f in enumerate(fs)]
+"
 unconfirmed() {
-	python3 -c "
+	python3 -c "$ORACLE
 import json, sys
 d = json.load(open(sys.argv[1]))
-u = [f for f in d['findings'] if ($DEFINITION)(f)]
+u = [f for f, x in zip(d['findings'], unconfirmed(d['findings'])) if x]
+q = qvalues(d['findings'])
 for f in sorted(u, key=lambda f: -f['severity']):
-    print('  %s (p %.3g, adjusted %.3g; about %d%s runs a side would likely resolve it)' % (
-        f['explanation'], f['p_value'], f['p_adjusted'], f['runs_needed'],
-        '+' if f['runs_needed'] >= 99 else ''))" "$1"
+    print('  %s (p %.3g, adjusted %.3g, q %.3g; about %d%s runs a side would likely resolve it)' % (
+        f['explanation'], f['p_value'], f['p_adjusted'], q[d['findings'].index(f)],
+        f['runs_needed'], '+' if f['runs_needed'] >= 99 else ''))" "$1"
 }
 # the lines under the text report's heading
 listed() {
-	sed -n '/^unconfirmed changes (headline metrics past their margin whose 95% interval excludes 0, not significant after adjustment; of [0-9]* tested, up to [0-9.]* are expected by chance alone):$/,/^$/p' \
+	sed -n '/^unconfirmed changes (headline metrics past their margin whose 95% interval excludes 0, discoveries at a 10% false discovery rate but not significant after the family-wise adjustment; with nothing changed, a comparison lists any with chance of about 10%):$/,/^$/p' \
 		"$1" | sed '1d;/^$/d'
 }
 
@@ -70,12 +85,14 @@ ok "each past its margin and clear of 0: every runs-needed under 99" \
 	'! grep -q "about 99+ runs" "$tmp/got"'
 # --json carries lib's answer, so that scripts and the dashboard never redefine it
 fields_agree() {
-	python3 -c "
+	python3 -c "$ORACLE
 import json, sys
 d = json.load(open(sys.argv[1]))
 fs = d['findings']
-want = [($DEFINITION)(f) for f in fs]
+want = unconfirmed(fs)
+q = qvalues(fs)
 assert [f['unconfirmed'] for f in fs] == want, 'field differs from the definition'
+assert all(abs(f['q_value'] - q[i]) <= 1e-9 for i, f in enumerate(fs) if i in q), 'q differs'
 assert d.get('unconfirmed', sum(want)) == sum(want), 'count differs'
 print(sum(want))" "$1"
 }

@@ -417,9 +417,10 @@ ok "automatic comparison stored, candidate is this kernel ($cand), $nf findings"
 # its unconfirmed changes: the findings marked, the comparison's count and /metrics agree
 nu=$(jq1 'sum(f["unconfirmed"] is True for f in d["findings"] if f["comparison_id"] == d["comparisons"][0]["id"])')
 cu=$(jq1 'd["comparisons"][0]["unconfirmed"]')
+fdr=$(jq1 'd["comparisons"][0]["unconfirmed_fdr"]')
 mu=$(curl -s "$base/metrics" | sed -n 's/^schedlens_unconfirmed_changes{.*} \([0-9]*\)$/\1/p')
-ok "unconfirmed changes: $nu findings marked, the comparison counts $cu, /metrics $mu" \
-	'[ -n "$nu" ] && [ "$nu" = "$cu" ] && [ "$cu" = "$mu" ]'
+ok "unconfirmed changes: $nu findings marked, the comparison counts $cu, /metrics $mu, at FDR $fdr" \
+	'[ -n "$nu" ] && [ "$nu" = "$cu" ] && [ "$cu" = "$mu" ] && [ "$fdr" = 0.1 ]'
 
 kill "$hb" 2>/dev/null; wait "$hb" 2>/dev/null
 kill -HUP "$dpid"; sleep 1

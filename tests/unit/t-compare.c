@@ -417,11 +417,17 @@ static void stored_unconfirmed_agree(struct sl_store *st, const struct sl_compar
 			finding(c, json_string_value(json_object_get(o, "group")),
 				json_string_value(json_object_get(o, "metric")));
 
-		agree += f && json_is_boolean(u) && json_is_true(u) == sl_finding_unconfirmed(f);
+		json_t *q = json_object_get(o, "q_value");
+
+		/* q: Benjamini-Hochberg in SQL as in C, to the last bits of a double */
+		agree += f && json_is_boolean(u) && json_is_true(u) == sl_finding_unconfirmed(f) &&
+			 (isnan(f->q) ? json_is_null(q) :
+					fabs(json_number_value(q) - f->q) <= 1e-12 * f->q);
 		marked += json_is_true(u);
 	}
 	ok(n == c->nr_findings && agree == n && marked == (size_t)nu,
-	   "stored: %zu of %zu findings' \"unconfirmed\" as computed (%zu marked, %d computed)",
+	   "stored: %zu of %zu findings' \"unconfirmed\" and q as computed (%zu marked, %d "
+	   "computed)",
 	   agree, n, marked, nu);
 	is_int(json_integer_value(json_object_get(json_array_get(rows, 0), "unconfirmed")), nu,
 	       "the recent comparisons' unconfirmed count");
@@ -486,10 +492,19 @@ static void test_unconfirmed(void)
 		    (!top || c->findings[i].severity > top->severity))
 			top = &c->findings[i];
 	snprintf(want, sizeof(want),
-		 " unconfirmed change%s (up to %.2g expected by chance), largest %s of %s ",
-		 nu == 1 ? "" : "s", 0.05 * fam, top->metric->name, top->grp);
+		 " unconfirmed change%s (at a 10%% false discovery rate), largest %s of %s ",
+		 nu == 1 ? "" : "s", top->metric->name, top->grp);
 	ok(strstr(c->summary, want),
-	   "the summary counts them against chance and names the largest: %s", c->summary);
+	   "the summary counts them, with their false discovery rate, and names the largest: %s",
+	   c->summary);
+	/* clear of 0 and past its margin alone is not enough: a discovery at 10% FDR too */
+	f = finding(c, "postgres", "latency_p50");
+	ok(f && f->verdict == SL_V_INCONCLUSIVE && f->primary && f->severity >= 1 &&
+		   (f->ci_lo > 0 || f->ci_hi < 0) && f->q > SL_UNCONFIRMED_FDR &&
+		   !sl_finding_unconfirmed(f),
+	   "postgres latency_p50: past its margin, interval clear of 0 (p %.3g), q %.3g > %.2g: "
+	   "not unconfirmed",
+	   f ? f->p : NAN, f ? f->q : NAN, SL_UNCONFIRMED_FDR);
 	stored_unconfirmed_agree(st, c, nu);
 	sl_comparison_free(c);
 	/* one more point of change and it is flagged: no longer unconfirmed */
