@@ -152,10 +152,9 @@ const struct sl_finding *sl_comparison_top(const struct sl_comparison *c);
  * rate of SL_UNCONFIRMED_FDR among the headline metrics (f->q), but not significant after
  * its family's (family-wise) adjustment. More runs would likely flag it; with nothing
  * changed a comparison lists any with chance of about SL_UNCONFIRMED_FDR (nominally at
- * most; store-query.h).
- * Every JSON finding carries it as
- * "unconfirmed" (stored ones through its SQL twin, SL_SQL_FINDING_UNCONFIRMED in
- * store-query.h), so the CLI, the dashboard and scripts never redefine it.
+ * most; store-query.h). Every JSON finding carries it as "unconfirmed" (stored ones
+ * through its SQL twin, SL_SQL_FINDING_UNCONFIRMED in store-query.h), so the CLI, the
+ * dashboard and scripts never redefine it.
  */
 bool sl_finding_unconfirmed(const struct sl_finding *f);
 

@@ -169,7 +169,9 @@ int sl_query_comparisons(struct sl_store *store, int limit, json_t **ret);
 /*
  * Comparison id as JSON: its row (params parsed back into an object), baseline_runs and
  * candidate_runs, and findings (all, or only the flagged ones), each finding a row of
- * findings' columns (grp as "group", no unit). -ENOENT when there is no comparison id.
+ * findings' columns (grp as "group", no unit) with q_value (SL_SQL_FINDINGS_Q) and
+ * unconfirmed (a boolean: SL_SQL_FINDING_UNCONFIRMED). -ENOENT when there is no
+ * comparison id.
  */
 int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret);
 
@@ -214,13 +216,13 @@ int sl_query_comparison_owed(struct sl_store *store, int64_t run_id, char *buf, 
 	"AND (f.ci_low > 0 OR f.ci_high < 0) AND fq.q_value <= " SL_UNCONFIRMED_FDR_SQL ", 0)"
 
 /* The last limit comparisons, newest first, as rows {id, created_wall, baseline, candidate,
- * verdict, summary, ci_level, inconclusive, equivalent, unconfirmed} (counts of those
- * findings). */
+ * verdict, summary, ci_level, unconfirmed_fdr (SL_UNCONFIRMED_FDR), inconclusive,
+ * equivalent, unconfirmed} (the last three: counts of those findings). */
 int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t **ret);
 
 /* The findings of the last limit comparisons (all, or the flagged ones), by comparison
- * newest first, as rows of findings' columns with grp as "group", and "unconfirmed" (a
- * boolean: SL_SQL_FINDING_UNCONFIRMED). */
+ * newest first, as rows of findings' columns with grp as "group", q_value and unconfirmed
+ * (as sl_query_comparison()'s). */
 int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagged_only,
 				  json_t **ret);
 
