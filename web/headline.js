@@ -11,6 +11,10 @@
   const FLAGGED = ['regression', 'improvement', 'change'];
   const RANK = { regression: 0, improvement: 1, change: 2, inconclusive: 3 };
   const HEADLINE_MAX = 5;
+  // largest change over its margin first
+  const bySeverity = (a, b) => (b.severity || 0) - (a.severity || 0);
+  // "95%", "98.75%": an interval level as the page says it
+  const levelText = (level) => `${+(100 * (level || 0.95)).toFixed(2)}%`;
   const POLICY_NAMES = { prev_idle: 'prev-if-idle', affine: 'affine', llc_scan: 'llc-scan', buddy: 'buddy', smt_first: 'idle-core-first' };
 
   SL.isFlagged = (f) => FLAGGED.includes(f.verdict);
@@ -92,7 +96,7 @@
   // its unconfirmed changes (params.unconfirmed_fdr)
   SL.headline = function headline(verdict, fs, M, opts = {}) {
     // the flagged findings first, then (room left) the unconfirmed changes, largest first
-    const unconfirmed = fs.filter(SL.isUnconfirmed).sort((a, b) => (b.severity || 0) - (a.severity || 0));
+    const unconfirmed = fs.filter(SL.isUnconfirmed).sort(bySeverity);
     const ranked = SL.rankFindings(fs);
     const top = ranked.concat(unconfirmed).slice(0, HEADLINE_MAX);
     const flagged = ranked.length;
@@ -103,10 +107,9 @@
       inconclusive ? `${inconclusive} inconclusive` : null, unchanged ? `${unchanged} unchanged` : null].filter(Boolean).join(', ');
     // what they are and the error rate they come with: the interval at the comparison's
     // level (`lab ab` spends it over its looks), the false discovery rate lib lists them at
-    const level = opts.level || 0.95;
     const fdr = opts.fdr ? `${SL.num(100 * opts.fdr, 2)}%` : null;
     const unconfirmedNote = unconfirmed.length ? h('p', { class: 'headline-unconfirmed muted' },
-      `Unconfirmed: moved past the margin with a ${SL.num(100 * level, 3)}% interval clear of 0, ` +
+      `Unconfirmed: moved past the margin with a ${levelText(opts.level)} interval clear of 0, ` +
       (fdr ? `a discovery at a ${fdr} false discovery rate but not significant after the family-wise adjustment; ` +
         `with nothing changed, a comparison lists any with chance of about ${fdr}.` :
         'not significant after the family-wise adjustment.') + ' More runs a side would tell.') : null;
@@ -123,7 +126,6 @@
   // inconclusive ones, then the unchanged ones behind a toggle (closed by default); ctx as
   // for SL.headline, level the comparison's interval level (default 0.95)
   SL.findingsBlock = function findingsBlock(fs, M, ctx, level) {
-    const bySeverity = (a, b) => (b.severity || 0) - (a.severity || 0);
     const shown = SL.rankFindings(fs)
       .concat(fs.filter(SL.isUnconfirmed).sort(bySeverity))
       .concat(fs.filter((f) => f.verdict === 'inconclusive' && !SL.isUnconfirmed(f)));
@@ -135,9 +137,6 @@
         SL.findingsTable(rest, M, ctx, level)) : null,
     ];
   };
-
-  // "95%", "98.75%": an interval level as its header says it
-  const levelText = (level) => `${+(100 * (level || 0.95)).toFixed(2)}%`;
 
   // The findings table shared by the overview and the compare view; M (the metric table)
   // supplies units the rows lack; in its own scroller (nine columns are wider than 800 px);

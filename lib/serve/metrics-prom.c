@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "metrics-prom.h"
+#include "store-query.h"
 
 struct series {
 	char kernel[128];
@@ -338,8 +339,8 @@ static void render_unconfirmed(FILE *f, const char *host, json_int_t n)
 {
 	family(f, "schedlens_unconfirmed_changes", "gauge",
 	       "Unconfirmed changes of the newest comparison: headline metrics past their "
-	       "margin whose interval excludes 0, discoveries at a 10% false discovery rate, "
-	       "not significant after the family-wise adjustment.");
+	       "margin whose interval excludes 0, discoveries at a false discovery rate of " SL_UNCONFIRMED_FDR_SQL
+	       ", not significant after the family-wise adjustment.");
 	fprintf(f, "schedlens_unconfirmed_changes{host=\"%s\"} %lld\n", host, (long long)n);
 }
 

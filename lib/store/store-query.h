@@ -188,7 +188,9 @@ int sl_query_comparison_owed(struct sl_store *store, int64_t run_id, char *buf, 
  * primary metrics (sl_finding_unconfirmed()); as text for SQL.
  */
 #define SL_UNCONFIRMED_FDR 0.10
-#define SL_UNCONFIRMED_FDR_SQL "0.10"
+#define SL_STRINGIFY_(x) #x
+#define SL_STRINGIFY(x) SL_STRINGIFY_(x)
+#define SL_UNCONFIRMED_FDR_SQL SL_STRINGIFY(SL_UNCONFIRMED_FDR)
 
 /*
  * The primary findings' q (p adjusted by Benjamini-Hochberg within their comparison,
