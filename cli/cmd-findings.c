@@ -19,15 +19,20 @@
 
 static const char usage_text[] =
 	"schedlens findings [ID] [--db FILE] [-n LIMIT] [--all] [--json | --csv]\n"
-	"  without ID: the stored comparisons, newest first (-n: at most LIMIT, default 50)\n"
+	"  without ID: the stored comparisons, newest first (-n: at most LIMIT, default 50),\n"
+	"  with the number of unconfirmed changes each lists\n"
 	"  with ID: that comparison's flagged findings (--all: every metric); --json and --csv\n"
 	"  carry every finding, as 'schedlens diff --json' does\n"
 	"  --db FILE   the database (default schedlens.db)";
 
 static const struct pr_col list_cols[] = {
-	{ "id", "ID", PR_INT },	      { "created_wall", "CREATED (UTC)", PR_WALL },
-	{ "verdict", "VERDICT" },     { "baseline", "BASELINE" },
-	{ "candidate", "CANDIDATE" }, { "summary", "SUMMARY", PR_STR, NULL, PR_BELOW },
+	{ "id", "ID", PR_INT },
+	{ "created_wall", "CREATED (UTC)", PR_WALL },
+	{ "verdict", "VERDICT" },
+	{ "unconfirmed", "UNCONFIRMED", PR_INT },
+	{ "baseline", "BASELINE" },
+	{ "candidate", "CANDIDATE" },
+	{ "summary", "SUMMARY", PR_STR, NULL, PR_BELOW },
 };
 
 static int list(struct pr *p, struct sl_store *store, int limit)

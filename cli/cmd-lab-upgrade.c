@@ -68,7 +68,7 @@ static int daemon_comparison(const struct lab_ab *ab, json_t **ret)
 
 	if ((err = sl_store_open(ab->db, SL_STORE_RDONLY, &st)))
 		return cli_error("%s: %s", ab->db, sl_errmsg(err));
-	err = sl_query_comparisons(st, 1, &list);
+	err = sl_query_recent_comparisons_rows(st, 1, &list);
 	id = json_integer_value(json_object_get(json_array_get(list, 0), "id"));
 	if (!err && id > 0)
 		err = sl_query_comparison(st, id, false, &c);

@@ -185,7 +185,7 @@ int sl_compare_owed(struct sl_store *store, int64_t run_id, char *buf, size_t si
 
 int sl_compare_list(struct sl_store *store, int limit, json_t **ret)
 {
-	return sl_query_comparisons(store, limit, ret);
+	return sl_query_recent_comparisons_rows(store, limit > 0 ? limit : 50, ret);
 }
 
 int sl_compare_load(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret)

@@ -163,7 +163,8 @@ json_t *sl_comparison_to_json(const struct sl_comparison *c);
 
 /*
  * Stored comparisons, newest first, at most limit (0: 50), as a JSON array of objects
- * (id, created_wall, baseline, candidate, verdict, summary). New reference in *ret.
+ * (id, created_wall, baseline, candidate, verdict, summary, ci_level, unconfirmed_fdr and
+ * the numbers of inconclusive, equivalent and unconfirmed findings). New reference in *ret.
  */
 int sl_compare_list(struct sl_store *store, int limit, json_t **ret);
 

@@ -177,31 +177,6 @@ int sl_query_comparison_owed(struct sl_store *store, int64_t run_id, char *buf, 
 #undef SIDE_HAS
 }
 
-int sl_query_comparisons(struct sl_store *store, int limit, json_t **ret)
-{
-	sqlite3 *db = sl_store_db(store);
-	sqlite3_stmt *st;
-	json_t *a = json_array();
-	int err;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT id, created_wall, baseline, candidate, verdict, summary FROM "
-			       "comparisons ORDER BY id DESC LIMIT ?1",
-			       -1, &st, NULL) != SQLITE_OK) {
-		json_decref(a);
-		return sl_db_error(db, "cannot read comparisons");
-	}
-	sqlite3_bind_int(st, 1, limit > 0 ? limit : 50);
-	err = sl_db_rows_into(db, st, a, "cannot read comparisons");
-	sqlite3_finalize(st);
-	if (err) {
-		json_decref(a);
-		return err;
-	}
-	*ret = a;
-	return 0;
-}
-
 int sl_query_comparison(struct sl_store *store, int64_t id, bool flagged_only, json_t **ret)
 {
 	sqlite3 *db = sl_store_db(store);

@@ -162,10 +162,6 @@ struct sl_comparison_row {
 int sl_store_comparison_insert(struct sl_store *store, const struct sl_comparison_row *c,
 			       int64_t *ret_id);
 
-/* The newest comparisons, at most limit (<= 0: 50), newest first, as JSON rows {id,
- * created_wall, baseline, candidate, verdict, summary}. */
-int sl_query_comparisons(struct sl_store *store, int limit, json_t **ret);
-
 /*
  * Comparison id as JSON: its row (params parsed back into an object), baseline_runs and
  * candidate_runs, and findings (all, or only the flagged ones), each finding a row of

@@ -152,13 +152,15 @@ import csv, sys; r = list(csv.DictReader(open(sys.argv[1], newline='')))
 print(len(r), r[0]['verdict'] in ('regression', 'improvement', 'change'), sorted(r[0]))" "$tmp/diff.csv")
 ok "diff --csv: every finding, flagged first, same exit status ($rc2)" \
 	'[ $rc2 = $rc ] && [ "${cs%% *}" = "$(q "select count(*) from findings where comparison_id = 1")" ] && [[ "$cs" == *" True ["* ]]'
+# the number of unconfirmed changes comparison 1 lists, from its findings
+nu=$(python3 -c "import json, sys; print(sum(f['unconfirmed'] for f in json.load(sys.stdin)['findings']))" < <("$SL" findings --db "$db" 1 --json))
 "$SL" findings --db "$db" >"$tmp/fl.txt"
-ok "findings: lists comparison 1 with its verdict" \
-	'[ $? -eq 0 ] && grep -q "^ *1  [0-9-]* [0-9:]*  $(q "select verdict from comparisons where id = 1") " "$tmp/fl.txt"'
+ok "findings: lists comparison 1 with its verdict and unconfirmed changes ($nu)" \
+	'[ $? -eq 0 ] && grep -q "^ *1  [0-9-]* [0-9:]*  $(q "select verdict from comparisons where id = 1")  *$nu  " "$tmp/fl.txt"'
 fj=$(python3 -c "import json, sys; c = json.load(sys.stdin)['comparisons']; print(len(c), c[0]['id'], c[0]['verdict'])" < <("$SL" findings --db "$db" --json))
 ok "findings --json ($fj)" '[ "$fj" = "1 1 $(q "select verdict from comparisons where id = 1")" ]'
-fc=$(python3 -c "import csv, sys; r = list(csv.DictReader(sys.stdin)); print(len(r), r[0]['summary'] != '')" < <("$SL" findings --db "$db" --csv))
-ok "findings --csv ($fc)" '[ "$fc" = "1 True" ]'
+fc=$(python3 -c "import csv, sys; r = list(csv.DictReader(sys.stdin)); print(len(r), r[0]['summary'] != '', r[0]['unconfirmed'])" < <("$SL" findings --db "$db" --csv))
+ok "findings --csv ($fc)" '[ "$fc" = "1 True $nu" ]'
 "$SL" findings --db "$db" 1 >"$tmp/f1.txt"
 flagged=$(q "select count(*) from findings where comparison_id = 1 and verdict in ('regression', 'improvement', 'change')")
 ok "findings 1: the flagged findings ($flagged) with sentences and the verdict" \

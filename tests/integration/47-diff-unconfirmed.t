@@ -116,6 +116,11 @@ ok "findings $id (the stored comparison): the same list" \
 run "$SL" findings --db "$db" "$id" --json
 ok "findings $id --json (read back through SQL): \"unconfirmed\" as the definition says" \
 	'fields_agree "$tmp/out" >/dev/null && [ "$(fields_agree "$tmp/out")" = "$(wc -l <"$tmp/want")" ]'
+run "$SL" findings --db "$db" --csv
+ok "findings (the list): comparison $id with its unconfirmed count" \
+	'[ "$(python3 -c "
+import csv, sys
+print([r[\"unconfirmed\"] for r in csv.DictReader(open(sys.argv[1])) if r[\"id\"] == sys.argv[2]])" "$tmp/out" "$id")" = "['"'$(wc -l <"$tmp/want")'"']" ]'
 
 # 2 buddy runs against a third: no change past a margin with an interval clear of 0
 run "$SL" diff --db "$db" --no-store --json --baseline-runs 1,2 --candidate-runs 3
