@@ -264,7 +264,7 @@ int sl_query_recent_comparisons_rows(struct sl_store *store, int limit, json_t *
 		"(SELECT count(*) FROM findings f LEFT JOIN fq ON fq.id = f.id "
 		"WHERE f.comparison_id = c.id AND " SL_SQL_FINDING_UNCONFIRMED ") AS unconfirmed "
 		"FROM comparisons c ORDER BY id DESC LIMIT ?1",
-		limit, 0, 0, 0, "cannot read the run", ret);
+		limit, 0, 0, 0, "cannot read comparisons", ret);
 }
 
 int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagged_only,
@@ -280,7 +280,7 @@ int sl_query_recent_findings_rows(struct sl_store *store, int limit, bool flagge
 		"WHERE f.comparison_id IN (SELECT id FROM comparisons ORDER BY id DESC LIMIT ?1) "
 		"AND (?2 = 0 OR f.verdict IN ('regression', 'improvement', 'change')) "
 		"ORDER BY f.comparison_id DESC, f.id",
-		limit, flagged_only, 0, 0, "cannot read the run", ret);
+		limit, flagged_only, 0, 0, "cannot read comparisons", ret);
 
 	if (!err)
 		sl_db_rows_bool(*ret, "unconfirmed");
