@@ -840,6 +840,12 @@ static int test_loaded(struct sl_store *store, const struct sl_compare_opts *opt
 		c->verdict = SL_V_EQUIVALENT;
 	if (o.groups && !c->nr_findings)
 		sl_cmp_note(c, "none of the selected groups has windows on both sides");
+	/* say what would make it a comparison: the bare counts left users guessing */
+	if (all && (c->side[0].windows < o.min_windows || c->side[1].windows < o.min_windows))
+		sl_cmp_note(c,
+			    "all tasks need %zu windows a side (--min-windows) and have %zu and "
+			    "%zu: record longer or more runs a side, or lower --min-windows",
+			    o.min_windows, c->side[0].windows, c->side[1].windows);
 	summarize(c);
 	return 0;
 }

@@ -273,8 +273,18 @@ static void test_buddy_vs_scan(const struct sl_topo *t)
 	/* too few windows: no verdict */
 	o.min_windows = 1000;
 	if (!sl_compare(st, &o, &again)) {
+		char want[128];
+		bool said = false;
+
 		is_str(sl_verdict_name(again->verdict), "insufficient_data",
 		       "1000 windows required: insufficient data");
+		snprintf(want, sizeof(want),
+			 "all tasks need 1000 windows a side (--min-windows) "
+			 "and have %zu and %zu: record longer",
+			 again->side[0].windows, again->side[1].windows);
+		for (int i = 0; i < again->nr_notes; i++)
+			said |= !strncmp(again->notes[i], want, strlen(want));
+		ok(said, "a note says what would resolve it: '%s'", want);
 		sl_comparison_free(again);
 	}
 	sl_comparison_free(c);
