@@ -307,8 +307,13 @@ int sl_config_parse_args(const struct sl_cfg_opt *tab, void *obj, int argc, char
 		}
 		if (!o)
 			return sl_error(-SL_EUSAGE, "unknown option '--%s'", buf);
+		bool b;
+
 		if (eq)
 			value = eq + 1;
+		/* "--record no", as --print-config writes "record no"; bare "--record" is yes */
+		else if (o->type == SL_CFG_BOOL && i + 1 < argc && !parse_bool(argv[i + 1], &b))
+			value = argv[++i];
 		else if (o->type == SL_CFG_BOOL)
 			value = "yes";
 		else if (i + 1 < argc)

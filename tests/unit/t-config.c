@@ -188,10 +188,19 @@ static void test_args(void)
 		char *a2[] = { "prog", "--on", "--count", NULL };
 		char *a3[] = { "prog", "--bogus", "1", NULL };
 		char *a4[] = { "prog", "--on", NULL };
+		char *a5[] = { "prog", "--on", "no", "--count", "3", NULL };
+		char *a6[] = { "prog", "--on", "off", "--on", "rest", NULL };
 
 		c.on = false;
 		is_int(sl_config_parse_args(tab, &c, 2, a4, 1, NULL, NULL), 0, "--on alone");
 		ok(c.on, "bare boolean flag means yes");
+		is_int(sl_config_parse_args(tab, &c, 5, a5, 1, NULL, &next), 0, "--on no");
+		ok(!c.on && c.count == 3 && next == 5,
+		   "a boolean flag takes a yes/no word after it, as --print-config writes it");
+		is_int(sl_config_parse_args(tab, &c, 5, a6, 1, NULL, &next), 0,
+		       "--on off --on rest");
+		ok(c.on && next == 4, "a word that is no boolean is left for the caller (next %d)",
+		   next);
 		ok(strstr(fails(sl_config_parse_args(tab, &c, 3, a2, 1, NULL, NULL)),
 			  "needs a value"),
 		   "--count without a value");
