@@ -152,13 +152,14 @@
       h('tbody', {}, rows.map((f) => {
         const u = unitOf(f, M);
         return h('tr', { class: 'finding v-' + f.verdict + (SL.isUnconfirmed(f) ? ' unconfirmed' : ''), 'data-metric': f.metric, 'data-group': f.group },
-          h('td', {}, SL.verdictBadge(f.verdict), SL.isUnconfirmed(f) ? [' ', SL.verdictBadge('unconfirmed')] : null),
+          h('td', { class: 'verdicts' }, SL.verdictBadge(f.verdict), SL.isUnconfirmed(f) ? [' ', SL.verdictBadge('unconfirmed')] : null),
           h('td', {}, h('code', {}, f.group)),
-          h('td', {}, f.metric.replace(/_/g, ' ')),
+          h('td', { class: 'metric' }, f.metric.replace(/_/g, ' ')),
           h('td', { class: 'num' }, SL.fmtValue(val(f, 'baseline'), u)),
           h('td', { class: 'num' }, SL.fmtValue(val(f, 'candidate'), u)),
           h('td', { class: 'num' }, SL.fmtRel(f.rel_change)),
-          h('td', { class: 'num' }, f.ci_low === null || f.ci_low === undefined ? '–' : `${SL.fmtDelta(f.ci_low, u)} … ${SL.fmtDelta(f.ci_high, u)}`),
+          h('td', { class: 'num ci' }, f.ci_low === null || f.ci_low === undefined ? '–' :
+            [h('span', {}, SL.fmtDelta(f.ci_low, u)), ' … ', h('span', {}, SL.fmtDelta(f.ci_high, u))]),
           h('td', { class: 'num' }, f.p_adjusted === null || f.p_adjusted === undefined ? '–' :
             f.p_adjusted < 0.001 ? '< 0.001' : SL.num(f.p_adjusted, 3)),
           h('td', { class: 'expl' }, SL.fixUnits(f.explanation)),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Overview: this host (kernel, topology, uptime, events/s, lost events), the current run
+// Overview: this host (kernel, topology, uptime, events/s, lost events), the latest run
 // and the latest findings with their verdicts. Four small API calls, none over windows,
 // so it stays fast however many days of windows the database holds.
 'use strict';
@@ -24,7 +24,7 @@
     main.appendChild(grid);
     const hostCard = h('div'), runCard = h('div'), findCard = h('div');
     grid.appendChild(SL.card('This host', hostCard));
-    grid.appendChild(SL.card('Current run', runCard));
+    grid.appendChild(SL.card('Latest run', runCard));
     main.appendChild(SL.card('Latest findings', findCard, 'wide'));
 
     // the first overview of a page load shares the header's request; later ones refresh
