@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Runs, grouped by kernel release and workload label, with events, duration and gaps;
-// each group links to a comparison against the newest other kernel.
+// each group links to a comparison against the newest other kernel, and, where its runs
+// differ in what was run (runs.params), each variant to a comparison with the first.
 'use strict';
 (function (SL) {
   const h = SL.h;
@@ -21,6 +22,29 @@
     : SL.wall(r.start_wall));
   // runs with the same workload label and topology (what lib/compare compares)
   SL.comparableKey = (r) => (r.label || '') + '\u0000' + (r.topo_hash || '');
+
+  // The runs.params keys whose values differ between the runs of a group: what was varied
+  // (the lab's features=..., a recording's --param). Each run shows its values of them,
+  // and every variant gets a link comparing it with the group's first (oldest) variant.
+  const paramOf = (r, k) => (r.params && r.params[k] !== undefined ? String(r.params[k]) : '–');
+  function variedKeys(rs) {
+    const keys = new Set(rs.flatMap((r) => Object.keys(r.params || {})));
+    return [...keys].filter((k) => new Set(rs.map((r) => paramOf(r, k))).size > 1).sort();
+  }
+  const allParams = (r) => Object.entries(r.params || {}).map(([k, v]) => `${k}=${v}`).join(' ');
+  function variantLinks(rs, keys) {
+    const variants = new Map();
+    const oldest = rs[rs.length - 1];
+    // only runs the comparison accepts together: one label and topology
+    for (const r of [...rs].reverse().filter((x) => SL.comparableKey(x) === SL.comparableKey(oldest))) {
+      const v = keys.map((k) => `${k}=${paramOf(r, k)}`).join(' ');
+      if (!variants.has(v)) variants.set(v, []);
+      variants.get(v).push(r.id);
+    }
+    const [[v0, ids0], ...others] = [...variants];
+    return others.map(([v, ids]) => h('li', {}, h('a', { class: 'compare-variant', href: SL.link('compare', { baseline: 'runs:' + ids0.join(','), candidate: 'runs:' + ids.join(',') }) },
+      `Compare ${v0} (${ids0.length} run${ids0.length > 1 ? 's' : ''}) with ${v} (${ids.length} run${ids.length > 1 ? 's' : ''})`)));
+  }
 
   SL.views.runs = async function runs(main, params, signal) {
     main.appendChild(h('h1', {}, 'Runs'));
@@ -44,13 +68,15 @@
         const events = rs.reduce((a, r) => a + (r.events || 0), 0);
         const secs = rs.map(SL.runSeconds);
         const total = secs.every((x) => x === null) ? null : secs.reduce((a, x) => a + (x || 0), 0);
+        const varied = variedKeys(rs);
         return SL.card(null, [
           h('h2', {}, 'Kernel ', h('code', {}, k), label ? [' · label ', h('code', {}, label)] : ' · no label',
             h('span', { class: 'muted' }, ` · ${rs.length} run${rs.length > 1 ? 's' : ''}, ${SL.si(events)} events, ${total === null ? 'duration unknown' : SL.dur(total)}`)),
           other ? h('p', {}, h('a', { class: 'compare-with', href: SL.link('compare', { baseline: 'kernel:' + other, candidate: 'kernel:' + k, label }) },
             `Compare with ${other}`)) : h('p', { class: 'muted no-peer' }, 'No other kernel has runs of this label on this topology to compare with.'),
+          varied.length ? h('ul', { class: 'variants' }, variantLinks(rs, varied)) : null,
           SL.scroll(h('table', { class: 'runs' },
-            h('thead', {}, h('tr', {}, ['Run', 'Host', 'Started', 'Duration', 'Events', 'Lost', 'Gaps', 'Dropped rows', 'Source', 'Preempt', ''].map((t) => h('th', { scope: 'col' }, t)))),
+            h('thead', {}, h('tr', {}, ['Run', 'Host', 'Started', 'Duration', 'Events', 'Lost', 'Gaps', 'Dropped rows', 'Source', 'Preempt'].concat(varied.length ? ['What differs'] : [], ['']).map((t) => h('th', { scope: 'col' }, t)))),
             h('tbody', {}, rs.map((r) => h('tr', { 'data-run': r.id },
               h('td', {}, '#' + r.id),
               h('td', {}, r.hostname || '–'),
@@ -62,6 +88,7 @@
               h('td', { class: 'num' }, SL.num(r.dropped_rows || 0)),
               h('td', {}, r.source || '–'),
               h('td', {}, r.preempt_mode || '–'),
+              varied.length ? h('td', { class: 'params', title: allParams(r) }, varied.map((k) => `${k}=${paramOf(r, k)}`).join(' ')) : null,
               h('td', {}, h('a', { href: SL.link('topology', { run: r.id }) }, 'heatmap'), ' · ',
                 h('a', { href: SL.link('lhp', { run: r.id }) }, 'LHP')))))), 'runs of kernel ' + k),
         ], 'runs-group');

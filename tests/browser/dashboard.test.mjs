@@ -283,6 +283,26 @@ test('overview leads with the newest comparison that flagged something and says 
   assert.match(kv, /Duration\s+–/);
 });
 
+test('runs: what differs between runs of a kernel and label (runs.params) is shown and each variant compared', async () => {
+  await open('#/runs', 'runs');
+  const group = page.locator('.runs-group').filter({ has: page.locator('tr[data-run="1"]') });
+  assert.deepEqual(await group.locator('thead th').allTextContents().then((t) => t.filter((x) => /differs/i.test(x))), ['What differs']);
+  assert.equal(await group.locator('tr[data-run="1"] td.params').innerText(), 'features=default');
+  assert.equal(await group.locator('tr[data-run="2"] td.params').innerText(), 'features=NO_WA_IDLE');
+  assert.equal(await group.locator('tr[data-run="1"] td.params').getAttribute('title'), 'workload=pgbench features=default');
+  // runs whose params agree get no such column
+  const other = page.locator('.runs-group').filter({ has: page.locator('tr[data-run="3"]') });
+  assert.equal(await other.locator('td.params').count(), 0, 'no column where nothing differs');
+  const link = group.locator('a.compare-variant');
+  assert.equal(await link.count(), 1);
+  assert.equal(await link.innerText(), 'Compare features=default (1 run) with features=NO_WA_IDLE (1 run)');
+  await link.click();
+  await page.waitForSelector('table.findings');
+  const q = new globalThis.URL(page.url().replace('#/compare', '')).searchParams;
+  assert.equal(q.get('baseline'), 'runs:1');
+  assert.equal(q.get('candidate'), 'runs:2');
+});
+
 test('runs: "Compare with" only offers kernels of the same label and topology; imports have no wall-time duration', async () => {
   await open('#/runs', 'runs-plumbing');
   const group = (k) => page.locator('.runs-group', { has: page.locator('h2 code', { hasText: k }) });

@@ -48,6 +48,12 @@ if [ "$rc" -le 1 ] && [ "$irc" -eq 3 ] && grep -q '^run 4 ' "$tmp/demo.log" && g
 	echo "ok 1 - database with two kernels' runs, an imported run and two comparisons"; else
 	echo "not ok 1 - database ($rc, $irc)"; sed 's/^/# /' "$tmp/demo.log" "$tmp/diff.log" "$tmp/import.log" "$tmp/aa.log"; exit 1; fi
 
+# runs 1 and 2 (one kernel and label) differ in what was run, as the lab's feature runs
+# do: the runs view shows the difference and links their comparison
+sqlite3 "$tmp/db" "UPDATE runs SET params = json_object('workload', 'pgbench', 'features',
+	CASE id WHEN 1 THEN 'default' ELSE 'NO_WA_IDLE' END) WHERE id IN (1, 2)" ||
+	{ echo "not ok 1 - setting runs.params"; exit 1; }
+
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 url=http://127.0.0.1:$port
 runs0=$(sqlite3 "$tmp/db" 'select count(*) from runs')
