@@ -31,6 +31,7 @@
     const keys = new Set(rs.flatMap((r) => Object.keys(r.params || {})));
     return [...keys].filter((k) => new Set(rs.map((r) => paramOf(r, k))).size > 1).sort();
   }
+  const MAX_VARIANT_LINKS = 6;
   const allParams = (r) => Object.entries(r.params || {}).map(([k, v]) => `${k}=${v}`).join(' ');
   function variantLinks(rs, keys) {
     const variants = new Map();
@@ -42,6 +43,11 @@
       variants.get(v).push(r.id);
     }
     const [[v0, ids0], ...others] = [...variants];
+    // a param that is unique per run (a seed, a run number) makes every run a variant:
+    // a list of links then helps nobody
+    if (others.length > MAX_VARIANT_LINKS) {
+      return [h('li', { class: 'muted' }, `${others.length + 1} variants of ${keys.join(', ')}: pick the runs to compare in Compare`)];
+    }
     return others.map(([v, ids]) => h('li', {}, h('a', { class: 'compare-variant', href: SL.link('compare', { baseline: 'runs:' + ids0.join(','), candidate: 'runs:' + ids.join(',') }) },
       `Compare ${v0} (${ids0.length} run${ids0.length > 1 ? 's' : ''}) with ${v} (${ids.length} run${ids.length > 1 ? 's' : ''})`)));
   }
