@@ -353,6 +353,38 @@ static void side_values(FILE *f, json_t *runs, const char *key)
 	json_decref(seen);
 }
 
+/* The one value of key over a side's runs, NULL if they differ. */
+static const char *side_value(json_t *runs, const char *key)
+{
+	const char *one = NULL;
+	json_t *obj;
+	size_t i;
+
+	json_array_foreach(runs, i, obj)
+	{
+		if (!one)
+			one = param_of(obj, key);
+		else if (strcmp(one, param_of(obj, key)))
+			return NULL;
+	}
+	return one;
+}
+
+/*
+ * " key=value" after a side's description, for a key the sides differ in and each side's
+ * runs agree on ("runs=3,8 features=default"), as a --where filter puts it: a list of
+ * comparisons of one kernel's variants then says which variant each side was.
+ */
+static void describe_param(struct sl_cmp_side *s, const char *key, const char *value)
+{
+	size_t o = strlen(s->desc);
+
+	if (json_object_get(s->where, key) ||
+	    o + strlen(key) + strlen(value) + 2 >= sizeof(s->desc))
+		return;
+	snprintf(s->desc + o, sizeof(s->desc) - o, " %s=%s", key, value);
+}
+
 /*
  * A note when the compared runs were not run alike by their runs.params (lab runs: the
  * workload and its options): "what was run differs: scale [1] vs [2]". The kernel is
@@ -388,6 +420,9 @@ static int note_params(struct sl_store *store, struct sl_comparison *c)
 		side_values(f, runs[0], key);
 		fputs(" vs ", f);
 		side_values(f, runs[1], key);
+		if (side_value(runs[0], key) && side_value(runs[1], key))
+			for (int s = 0; s < 2; s++)
+				describe_param(&c->side[s], key, side_value(runs[s], key));
 	}
 	fclose(f);
 	f = NULL;

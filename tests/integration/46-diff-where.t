@@ -95,6 +95,17 @@ run "$SL" diff --db "$db" --no-store --json --baseline 6.1-test --candidate 6.12
 s=$(sides "$tmp/out")
 ok "without filters: params have no *_where ($s)" '[ "$s" = "[1, 2, 3, 4] [5] None None" ]'
 
+# by run ids: each side's selection names the params the sides differ in, where its runs
+# agree on them (a list of one kernel's comparisons then says which variant was which)
+sel() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(d['baseline']['selection'] + '|' + d['candidate']['selection'])" "$1"; }
+run "$SL" diff --db "$db" --no-store --json --baseline-runs 1,3 --candidate-runs 2,4
+s=$(sel "$tmp/out")
+ok "runs 1,3 vs 2,4: the selections name the features ($s)" \
+	'[ "$s" = "runs=1,3 features=default|runs=2,4 features=NO_WAKEUP_PREEMPTION" ]'
+run "$SL" diff --db "$db" --no-store --json --baseline-runs 1,2 --candidate-runs 3,4
+s=$(sel "$tmp/out")
+ok "runs 1,2 vs 3,4: a side of mixed features names none ($s)" '[ "$s" = "runs=1,2|runs=3,4" ]'
+
 # --- stored: the comparison's params keep the filters
 run "$SL" diff --db "$db" --json $K --baseline-where features=default \
 	--candidate-where features=NO_WAKEUP_PREEMPTION
