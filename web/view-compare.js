@@ -199,7 +199,12 @@
           SL.api('compare', { baseline: apiSide(params.baseline), candidate: apiSide(params.candidate), group, label }, signal),
           SL.metricTable(signal)]);
         const fs = (c.findings || []).filter((f) => f.group === group || !f.group);
-        const title = [h('code', {}, c.baseline.kernel), ' → ', h('code', {}, c.candidate.kernel),
+        // one kernel both sides (a lab feature A/B): the sides' selections say which variant
+        // each is ("runs=3,8 features=default"), the kernel once
+        const same = c.baseline.kernel === c.candidate.kernel && c.baseline.selection && c.candidate.selection;
+        const sel = (side) => side.selection.replace(/^kernel=\S+ /, '');
+        const title = [...(same ? [h('code', {}, c.baseline.kernel), ': ', h('code', {}, sel(c.baseline)), ' → ', h('code', {}, sel(c.candidate))]
+          : [h('code', {}, c.baseline.kernel), ' → ', h('code', {}, c.candidate.kernel)]),
           h('span', { class: 'muted' }, ` · group ${group}, label ${c.label || 'none'}, ${c.baseline.runs.length} vs ${c.candidate.runs.length} runs`)];
         // the evidence of a finding: the events of these runs (the range's, with one)
         const ctx = { runs, range };

@@ -301,6 +301,8 @@ test('runs: what differs between runs of a kernel and label (runs.params) is sho
   const q = new globalThis.URL(page.url().replace('#/compare', '')).searchParams;
   assert.equal(q.get('baseline'), 'runs:1');
   assert.equal(q.get('candidate'), 'runs:2');
+  // one kernel both sides: the headline names each side's variant, the kernel once
+  assert.match(await page.locator('main').innerText(), /3\.5\.0-demo\s*:\s*runs=1 features=default\s*→\s*runs=2 features=NO_WA_IDLE/);
 });
 
 test('runs: "Compare with" only offers kernels of the same label and topology; imports have no wall-time duration', async () => {
