@@ -692,6 +692,18 @@ static const struct sl_finding *top_unconfirmed(const struct sl_comparison *c, i
 	return top;
 }
 
+#define SUMMARY_SIDE_MAX 100 /* bytes of a side's selection in the summary, at most */
+
+/* A side as the summary names it: its selection without the kernel ("runs=3,8 features=default"). */
+static const char *side_selection(const struct sl_cmp_side *s)
+{
+	const char *p = s->desc;
+
+	if (!strncmp(p, "kernel=", 7) && (p = strchr(p, ' ')))
+		return p + 1;
+	return s->desc;
+}
+
 static void summarize(struct sl_comparison *c)
 {
 	const char *b = c->side[0].kernel, *k = c->side[1].kernel;
@@ -711,6 +723,15 @@ static void summarize(struct sl_comparison *c)
 			 "insufficient data: %zu baseline and %zu candidate windows of all tasks",
 			 c->side[0].windows, c->side[1].windows);
 		return;
+	}
+	/* one kernel both sides (an A/A, a feature A/B): "K vs K" says nothing; the
+	 * selections say which runs and variant each side was, when short enough to leave
+	 * the counts room (many run ids keep the kernel) */
+	if (!strcmp(b, k) && c->side[0].desc[0] && c->side[1].desc[0] &&
+	    strlen(side_selection(&c->side[0])) <= SUMMARY_SIDE_MAX &&
+	    strlen(side_selection(&c->side[1])) <= SUMMARY_SIDE_MAX) {
+		b = side_selection(&c->side[0]);
+		k = side_selection(&c->side[1]);
 	}
 	o = (size_t)snprintf(c->summary, sizeof(c->summary),
 			     "%s vs %s: %d regression%s, %d improvement%s, %d neutral change%s, "
