@@ -289,6 +289,7 @@ int sl_config_parse_args(const struct sl_cfg_opt *tab, void *obj, int argc, char
 		size_t len = eq ? (size_t)(eq - name) : strlen(name);
 		const struct sl_cfg_opt *o = NULL;
 		char buf[128];
+		bool b;
 
 		if (len >= sizeof(buf))
 			return sl_error(-SL_EUSAGE, "unknown option '%s'", argv[i]);
@@ -307,8 +308,6 @@ int sl_config_parse_args(const struct sl_cfg_opt *tab, void *obj, int argc, char
 		}
 		if (!o)
 			return sl_error(-SL_EUSAGE, "unknown option '--%s'", buf);
-		bool b;
-
 		if (eq)
 			value = eq + 1;
 		/* "--record no", as --print-config writes "record no"; bare "--record" is yes */

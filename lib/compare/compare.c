@@ -694,7 +694,7 @@ static const struct sl_finding *top_unconfirmed(const struct sl_comparison *c, i
 
 #define SUMMARY_SIDE_MAX 100 /* bytes of a side's selection in the summary, at most */
 
-/* A side as the summary names it: its selection without the kernel ("runs=3,8 features=default"). */
+/* A side as the summary names it: its selection without the kernel ("runs=3,8 scale=2"). */
 static const char *side_selection(const struct sl_cmp_side *s)
 {
 	const char *p = s->desc;
