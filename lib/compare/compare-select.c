@@ -315,24 +315,6 @@ static const char *param_of(json_t *obj, const char *key)
 	return json_string_value(json_object_get(obj, key)) ?: "-";
 }
 
-/* Whether every run of both sides has one value of key. */
-static bool alike(json_t *runs[2], const char *key)
-{
-	const char *first = NULL;
-	json_t *obj;
-	size_t i;
-
-	for (int s = 0; s < 2; s++)
-		json_array_foreach(runs[s], i, obj)
-		{
-			if (!first)
-				first = param_of(obj, key);
-			else if (strcmp(first, param_of(obj, key)))
-				return false;
-		}
-	return true;
-}
-
 /* "[a|b]": the distinct values of key over a side's runs (a command may hold ; and ,). */
 static void side_values(FILE *f, json_t *runs, const char *key)
 {
@@ -414,15 +396,20 @@ static int note_params(struct sl_store *store, struct sl_comparison *c)
 		goto out;
 	json_object_foreach(keys, key, v)
 	{
-		if (!strcmp(key, "kernel") || !strcmp(key, "kernel_package") || alike(runs, key))
+		const char *v0 = side_value(runs[0], key), *v1 = side_value(runs[1], key);
+
+		/* every run of both sides alike in it */
+		if (!strcmp(key, "kernel") || !strcmp(key, "kernel_package") ||
+		    (v0 && v1 && !strcmp(v0, v1)))
 			continue;
 		fprintf(f, "%s%s ", ftell(f) ? "; " : "", key);
 		side_values(f, runs[0], key);
 		fputs(" vs ", f);
 		side_values(f, runs[1], key);
-		if (side_value(runs[0], key) && side_value(runs[1], key))
-			for (int s = 0; s < 2; s++)
-				describe_param(&c->side[s], key, side_value(runs[s], key));
+		if (v0 && v1) {
+			describe_param(&c->side[0], key, v0);
+			describe_param(&c->side[1], key, v1);
+		}
 	}
 	fclose(f);
 	f = NULL;
