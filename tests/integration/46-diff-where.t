@@ -49,6 +49,7 @@ sides() {
 import json, sys; d = json.load(open(sys.argv[1])); p = d['params']
 print(d['baseline']['runs'], d['candidate']['runs'], p.get('baseline_where'), p.get('candidate_where'))" "$1"
 }
+summary() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['summary'])" "$1"; }
 K="--baseline 6.1-test --candidate 6.1-test"
 
 # --- one kernel, two feature settings
@@ -94,7 +95,7 @@ ok "6.1 vs 6.12 where features=default: [1, 3] vs [5], not run 6 of label other 
 run "$SL" diff --db "$db" --no-store --json --baseline 6.1-test --candidate 6.12-test
 s=$(sides "$tmp/out")
 ok "without filters: params have no *_where ($s)" '[ "$s" = "[1, 2, 3, 4] [5] None None" ]'
-s=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['summary'])" "$tmp/out")
+s=$(summary "$tmp/out")
 ok "two kernels: the summary names them ($s)" 'case $s in "6.1-test vs 6.12-test: "*) true ;; *) false ;; esac'
 
 # by run ids: each side's selection names the params the sides differ in, where its runs
@@ -104,7 +105,6 @@ run "$SL" diff --db "$db" --no-store --json --baseline-runs 1,3 --candidate-runs
 s=$(sel "$tmp/out")
 ok "runs 1,3 vs 2,4: the selections name the features ($s)" \
 	'[ "$s" = "runs=1,3 features=default|runs=2,4 features=NO_WAKEUP_PREEMPTION" ]'
-summary() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['summary'])" "$1"; }
 s=$(summary "$tmp/out")
 ok "one kernel both sides: the summary names the selections, not the kernel twice ($s)" \
 	'case $s in "runs=1,3 features=default vs runs=2,4 features=NO_WAKEUP_PREEMPTION: "*) true ;; *) false ;; esac'
